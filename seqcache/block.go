@@ -1,0 +1,148 @@
+package seqcache
+
+import "math"
+
+// Block is a run of sequence values: First, First+Step, ... Count values in
+// all, never crossing MINVALUE or MAXVALUE (a CYCLE wrap starts a new block).
+// Step is the sequence's increment.
+type Block struct {
+	First int64
+	Step  int64
+	Count int64
+}
+
+// Value returns the i-th value of the block, 0 <= i < Count.
+func (b Block) Value(i int64) int64 {
+	return int64(uint64(b.First) + uint64(i)*uint64(b.Step))
+}
+
+// Last returns the block's last value.
+func (b Block) Last() int64 { return b.Value(b.Count - 1) }
+
+// Tail returns the block's values from index i on (empty if i >= Count).
+func (b Block) Tail(i int64) Block {
+	if i >= b.Count {
+		return Block{Step: b.Step}
+	}
+	return Block{First: b.Value(i), Step: b.Step, Count: b.Count - i}
+}
+
+// Contains reports whether v is one of the block's values.
+func (b Block) Contains(v int64) bool {
+	if b.Count <= 0 {
+		return false
+	}
+	var off, step uint64
+	if b.Step > 0 {
+		if v < b.First {
+			return false
+		}
+		off, step = uint64(v)-uint64(b.First), uint64(b.Step)
+	} else {
+		if v > b.First {
+			return false
+		}
+		off, step = uint64(b.First)-uint64(v), -uint64(b.Step)
+	}
+	return off%step == 0 && off/step < uint64(b.Count)
+}
+
+// Reserve computes the next block of at most n values (n < 1 counts as 1) for
+// a sequence at pos, and the position after it: nextval n times in one step.
+// The block stops at MAXVALUE (MINVALUE when descending); the next call then
+// wraps to MINVALUE (MAXVALUE) with CYCLE, or fails with PostgreSQL's
+// "reached maximum value" error naming the sequence without. No intermediate
+// result overflows int64, whatever the bounds and increment.
+func (s Spec) Reserve(name string, pos Position, n int64) (Block, Position, error) {
+	if n < 1 {
+		n = 1
+	}
+	inc := s.Increment
+	first := pos.Last
+	if pos.Called {
+		// PostgreSQL's overflow-safe bound tests from nextval_internal.
+		if inc > 0 {
+			if (s.Max >= 0 && pos.Last > s.Max-inc) || (s.Max < 0 && pos.Last+inc > s.Max) {
+				if !s.Cycle {
+					return Block{}, pos, LimitError(name, s)
+				}
+				first = s.Min
+			} else {
+				first = pos.Last + inc
+			}
+		} else {
+			if (s.Min < 0 && pos.Last < s.Min-inc) || (s.Min >= 0 && pos.Last+inc < s.Min) {
+				if !s.Cycle {
+					return Block{}, pos, LimitError(name, s)
+				}
+				first = s.Max
+			} else {
+				first = pos.Last + inc
+			}
+		}
+	} else if first < s.Min || first > s.Max {
+		// Only reachable through a position written by hand; PostgreSQL's
+		// own checks keep it in bounds.
+		return Block{}, pos, LimitError(name, s)
+	}
+
+	// Steps available after first, in unsigned arithmetic: the distance
+	// between two int64s always fits in a uint64.
+	var dist, step uint64
+	if inc > 0 {
+		dist, step = uint64(s.Max)-uint64(first), uint64(inc)
+	} else {
+		dist, step = uint64(first)-uint64(s.Min), -uint64(inc)
+	}
+	count := n
+	if more := dist / step; more < uint64(n-1) {
+		count = int64(more) + 1
+	}
+	b := Block{First: first, Step: inc, Count: count}
+	return b, Position{Last: b.Last(), Called: true}, nil
+}
+
+// Remaining returns how many values nextval can still return from pos before
+// reaching the bound (ignoring CYCLE), saturating at math.MaxUint64.
+func (s Spec) Remaining(pos Position) uint64 {
+	b, _, err := s.Reserve("", pos, math.MaxInt64)
+	if err != nil {
+		return 0
+	}
+	var dist, step uint64
+	if s.Increment > 0 {
+		dist, step = uint64(s.Max)-uint64(b.First), uint64(s.Increment)
+	} else {
+		dist, step = uint64(b.First)-uint64(s.Min), -uint64(s.Increment)
+	}
+	if dist/step == math.MaxUint64 {
+		return math.MaxUint64
+	}
+	return dist/step + 1
+}
+
+// Release returns the position a store should move to when a process hands
+// back unused, the unused tail of the block it was last given, and whether
+// that is allowed: only if nobody reserved after it, that is, pos is still the
+// end of unused (or the start of a later tail already handed back).
+func (s Spec) Release(pos Position, unused Block) (Position, bool) {
+	if unused.Count <= 0 || unused.Step != s.Increment {
+		return pos, false
+	}
+	last := unused.Last()
+	atEnd := pos == Position{Last: last, Called: true}
+	if !atEnd && !pos.Called {
+		// A later tail was handed back first: pos.Last is its first value.
+		next, overflow := addOverflows(last, unused.Step)
+		atEnd = !overflow && pos.Last == next
+	}
+	if !atEnd || unused.First < s.Min || unused.First > s.Max {
+		return pos, false
+	}
+	return Position{Last: unused.First, Called: false}, true
+}
+
+func addOverflows(a, b int64) (int64, bool) {
+	c := a + b
+	return c, (b > 0 && c < a) || (b < 0 && c > a)
+}

@@ -1,0 +1,101 @@
+package seqcache
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel kinds. Every *Error wraps exactly one of them, so callers test the
+// kind with errors.Is and keep PostgreSQL's message text in Error().
+var (
+	// ErrNotFound: the sequence does not exist (SQLSTATE 42P01).
+	ErrNotFound = errors.New("sequence does not exist")
+	// ErrExists: a sequence of that name exists already (SQLSTATE 42P07).
+	ErrExists = errors.New("sequence already exists")
+	// ErrLimit: the sequence reached MAXVALUE or MINVALUE without CYCLE (SQLSTATE 2200H).
+	ErrLimit = errors.New("sequence limit reached")
+	// ErrInvalid: a sequence definition or argument PostgreSQL would reject
+	// (SQLSTATE 22023, 22003 or 42602).
+	ErrInvalid = errors.New("invalid sequence parameter")
+	// ErrNotDefined: currval or lastval before nextval in this session (SQLSTATE 55000).
+	ErrNotDefined = errors.New("value not yet defined in this session")
+	// ErrConflict: a store lost a compare-and-set race more often than it retries;
+	// the operation had no effect and may be repeated.
+	ErrConflict = errors.New("concurrent update of sequence")
+	// ErrClosed: the Cache was closed.
+	ErrClosed = errors.New("seqcache: cache closed")
+)
+
+// SQLSTATE codes used by seqcache errors.
+const (
+	CodeUndefinedTable        = "42P01"
+	CodeDuplicateTable        = "42P07"
+	CodeLimitExceeded         = "2200H"
+	CodeInvalidParameterValue = "22023"
+	CodeNumericOutOfRange     = "22003"
+	CodeInvalidName           = "42602"
+	CodeObjectNotInState      = "55000"
+	CodeFeatureNotSupported   = "0A000"
+	CodeSerializationFailure  = "40001"
+)
+
+// Error is a sequence error as PostgreSQL reports it: a SQLSTATE and the
+// server's exact message text. It wraps one of the sentinel kinds above.
+type Error struct {
+	Code    string // SQLSTATE, e.g. "2200H"
+	Message string // PostgreSQL's message text, e.g. `nextval: reached maximum value of sequence "s" (10)`
+	Kind    error  // ErrNotFound, ErrLimit, ...
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the error's kind.
+func (e *Error) Unwrap() error { return e.Kind }
+
+// SQLState returns the PostgreSQL SQLSTATE code, the same method name
+// *pgconn.PgError has.
+func (e *Error) SQLState() string { return e.Code }
+
+func newError(kind error, code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Kind: kind}
+}
+
+// NotFoundError is PostgreSQL's error for a missing relation.
+func NotFoundError(name string) *Error {
+	return newError(ErrNotFound, CodeUndefinedTable, "relation %q does not exist", displayName(name))
+}
+
+// ExistsError is PostgreSQL's error for CREATE SEQUENCE of an existing name.
+func ExistsError(name string) *Error {
+	return newError(ErrExists, CodeDuplicateTable, "relation %q already exists", RelName(name))
+}
+
+// LimitError is PostgreSQL's error for nextval past MAXVALUE (or MINVALUE for
+// a descending sequence) without CYCLE.
+func LimitError(name string, spec Spec) *Error {
+	if spec.Increment > 0 {
+		return newError(ErrLimit, CodeLimitExceeded, "nextval: reached maximum value of sequence %q (%d)", RelName(name), spec.Max)
+	}
+	return newError(ErrLimit, CodeLimitExceeded, "nextval: reached minimum value of sequence %q (%d)", RelName(name), spec.Min)
+}
+
+// CurrvalNotDefinedError is PostgreSQL's error for currval before nextval.
+func CurrvalNotDefinedError(name string) *Error {
+	return newError(ErrNotDefined, CodeObjectNotInState, "currval of sequence %q is not yet defined in this session", RelName(name))
+}
+
+// LastvalNotDefinedError is PostgreSQL's error for lastval before any nextval.
+func LastvalNotDefinedError() *Error {
+	return newError(ErrNotDefined, CodeObjectNotInState, "lastval is not yet defined in this session")
+}
+
+// IsTransient reports whether err may go away by itself (a timeout, a
+// throttled or unreachable store, a lost compare-and-set race), as opposed to
+// a definitive answer such as ErrNotFound or ErrLimit.
+func IsTransient(err error) bool {
+	var e *Error
+	if errors.As(err, &e) {
+		return errors.Is(e.Kind, ErrConflict)
+	}
+	return !errors.Is(err, ErrClosed)
+}
