@@ -1,0 +1,47 @@
+// Package testenv gives tests the real components the test script starts:
+// PostgreSQL 15 and dynalite. Run without them, integration tests skip; with
+// SEQSHIM_TEST_REQUIRE=1 (as in CI) a missing component fails the test instead.
+package testenv
+
+import (
+	"os"
+	"testing"
+)
+
+// Environment variables exported by scripts/test.
+const (
+	// EnvPG is a postgres:// URL of a throwaway PostgreSQL 15 database.
+	EnvPG = "SEQSHIM_TEST_PG"
+	// EnvDynamoDB is the endpoint URL of dynalite, e.g. http://127.0.0.1:4567.
+	EnvDynamoDB = "SEQSHIM_TEST_DYNAMODB"
+	// EnvRequire turns every skip for a missing component into a failure.
+	EnvRequire = "SEQSHIM_TEST_REQUIRE"
+)
+
+// PG returns the URL of the test PostgreSQL, or skips the test.
+func PG(tb testing.TB) string { return lookup(tb, EnvPG, "PostgreSQL") }
+
+// DynamoDB returns the dynalite endpoint URL, or skips the test.
+func DynamoDB(tb testing.TB) string { return lookup(tb, EnvDynamoDB, "DynamoDB (dynalite)") }
+
+// Required reports whether missing components fail tests rather than skip them.
+func Required() bool { return os.Getenv(EnvRequire) == "1" }
+
+// Skip skips the test for the given reason, or fails it when components are
+// required.
+func Skip(tb testing.TB, reason string) {
+	tb.Helper()
+	if Required() {
+		tb.Fatalf("%s (and %s=1)", reason, EnvRequire)
+	}
+	tb.Skip(reason)
+}
+
+func lookup(tb testing.TB, env, what string) string {
+	tb.Helper()
+	v := os.Getenv(env)
+	if v == "" {
+		Skip(tb, what+" not available: "+env+" is unset; run scripts/test")
+	}
+	return v
+}

@@ -1,0 +1,94 @@
+# shellcheck shell=bash
+# Sourced by scripts/test: starts a throwaway PostgreSQL 15 cluster and dynalite
+# on 127.0.0.1, exports SEQSHIM_TEST_PG and SEQSHIM_TEST_DYNAMODB, and stops
+# both when the calling shell exits. Everything lives under one temporary
+# directory, removed at exit.
+
+seqshim_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SEQSHIM_TEST_TMP=$(mktemp -d /tmp/seqshim-test.XXXXXX)
+chmod 755 "$SEQSHIM_TEST_TMP"
+export SEQSHIM_TEST_TMP
+
+seqshim_log() { printf 'testenv: %s\n' "$*" >&2; }
+
+# A port nobody listens on: random in a high range, checked by connecting.
+seqshim_free_port() {
+	local p
+	for _ in $(seq 1 100); do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+seqshim_cleanup() {
+	if [[ -n "${SEQSHIM_PG_DATA:-}" && -f "$SEQSHIM_PG_DATA/postmaster.pid" ]]; then
+		seqshim_as_pg "$SEQSHIM_PG_BIN/pg_ctl" -D "$SEQSHIM_PG_DATA" -m immediate stop >/dev/null 2>&1 || true
+	fi
+	if [[ -n "${SEQSHIM_DYNALITE_PID:-}" ]]; then
+		kill "$SEQSHIM_DYNALITE_PID" 2>/dev/null || true
+	fi
+	rm -rf "$SEQSHIM_TEST_TMP"
+}
+trap seqshim_cleanup EXIT
+
+# initdb refuses root: as root, run the server as user postgres.
+seqshim_as_pg() {
+	if [[ $(id -u) -eq 0 ]]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+seqshim_start_postgres() {
+	SEQSHIM_PG_BIN=${SEQSHIM_PG_BIN:-$(ls -d /usr/lib/postgresql/15/bin 2>/dev/null || dirname "$(command -v initdb 2>/dev/null || echo /nonexistent/x)")}
+	if [[ ! -x "$SEQSHIM_PG_BIN/initdb" ]]; then
+		seqshim_log "PostgreSQL 15 not found (/usr/lib/postgresql/15/bin); PostgreSQL tests will skip"
+		return 0
+	fi
+	SEQSHIM_PG_DATA="$SEQSHIM_TEST_TMP/pgdata"
+	local sock="$SEQSHIM_TEST_TMP/pgsock" port
+	mkdir -p "$sock"
+	if [[ $(id -u) -eq 0 ]]; then chown postgres "$SEQSHIM_TEST_TMP" "$sock"; fi
+	port=$(seqshim_free_port)
+	seqshim_as_pg "$SEQSHIM_PG_BIN/initdb" -D "$SEQSHIM_PG_DATA" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$SEQSHIM_TEST_TMP/initdb.log" 2>&1 ||
+		{ cat "$SEQSHIM_TEST_TMP/initdb.log" >&2; return 1; }
+	seqshim_as_pg "$SEQSHIM_PG_BIN/pg_ctl" -D "$SEQSHIM_PG_DATA" -l "$SEQSHIM_TEST_TMP/postgres.log" -w -t 60 \
+		-o "-c listen_addresses=127.0.0.1 -p $port -k $sock -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" start >/dev/null ||
+		{ cat "$SEQSHIM_TEST_TMP/postgres.log" >&2; return 1; }
+	export SEQSHIM_TEST_PG="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+	seqshim_log "PostgreSQL $("$SEQSHIM_PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$port"
+}
+
+seqshim_start_dynalite() {
+	if ! command -v npm >/dev/null; then
+		seqshim_log "npm not found; DynamoDB tests will skip"
+		return 0
+	fi
+	local dir="$seqshim_root/.tmp/dynalite" port i
+	if [[ ! -f "$dir/node_modules/dynalite/cli.js" ]]; then
+		mkdir -p "$dir"
+		npm install --prefix "$dir" --no-audit --no-fund --silent dynalite@4.0.0 >&2
+	fi
+	port=$(seqshim_free_port)
+	node "$dir/node_modules/dynalite/cli.js" --host 127.0.0.1 --port "$port" --createTableMs 0 \
+		--deleteTableMs 0 --updateTableMs 0 >"$SEQSHIM_TEST_TMP/dynalite.log" 2>&1 &
+	SEQSHIM_DYNALITE_PID=$!
+	for i in $(seq 1 100); do
+		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			export SEQSHIM_TEST_DYNAMODB="http://127.0.0.1:$port"
+			seqshim_log "dynalite 4.0.0 on 127.0.0.1:$port"
+			return 0
+		fi
+		sleep 0.1
+	done
+	cat "$SEQSHIM_TEST_TMP/dynalite.log" >&2
+	return 1
+}
+
+seqshim_start_postgres
+seqshim_start_dynalite
