@@ -1,3 +1,73 @@
-// Package seqcache is the sequence model and the in-process block cache of
-// seqshim. (Package documentation is completed with the Cache.)
+// Package seqcache is the sequence model and in-process block cache of
+// seqshim: PostgreSQL sequence semantics, with values handed out from memory
+// and reserved in blocks from a shared store.
+//
+// # Basics
+//
+// A sequence is a [Spec] (what CREATE SEQUENCE defines: type, increment,
+// bounds, start, cache hint, cycle) and a [Position] (PostgreSQL's last_value
+// and is_called). [Clauses] are the options of CREATE or ALTER SEQUENCE;
+// [Clauses.Create] and [Clauses.Alter] resolve them with PostgreSQL's defaults
+// and its exact error messages. Names follow PostgreSQL's regclass rules:
+// [ParseName] turns orders_seq, ORDERS_SEQ, "orders_seq" and public.orders_seq
+// into the one canonical name "orders_seq".
+//
+// All sequence arithmetic lives in one place, [Spec.Reserve]: the next block
+// of up to n values from a position, truncated at MAXVALUE (MINVALUE when
+// descending), wrapping with CYCLE, failing with PostgreSQL's "reached maximum
+// value" error without it, and never overflowing int64. Stores call it; they
+// do not re-implement it.
+//
+// A store keeps one position per sequence and implements [Reserver] (blocks),
+// [Admin] (create, alter, rename, drop, describe, list, setval) and optionally
+// [Releaser] (taking back an unused tail). Packages memstore, sqlstore and
+// dynamostore implement [Store].
+//
+// A [Cache] hands out values:
+//
+//	c := seqcache.New(store)
+//	defer c.Close()
+//	id, err := c.Next(ctx, "orders_seq")
+//
+// or, skipping the name lookup, through a [Handle]:
+//
+//	h := c.Handle("orders_seq")
+//	id, err := h.Next(ctx)
+//
+// # How the cache refills
+//
+// Each sequence has an active block and a queue of standby blocks. Next takes
+// a value from the active block with one atomic add: no lock, no allocation,
+// no I/O. When the values cached (left in the active block plus the standby
+// queue) fall to the threshold max(rate × Options.Buffer, Options.MinThreshold),
+// or when no standby block is left, one background refill reserves more. The
+// rate comes from a sliding window (Options.Window of Options.Sample samples)
+// of the count of values served, read from the blocks' cursors, so the hot
+// path records nothing. A block asked of the store covers one Sample at the
+// current rate, clamped to [Options.MinBlock, Options.MaxBlock]. At most one
+// store call per sequence is in flight. When nothing is cached, Next waits
+// for the refill, at most Options.MaxWait and no longer than its context
+// allows, and then fails with an error wrapping [ErrUnavailable] and the
+// store's last error. Transient store failures are retried in the background
+// with jittered backoff, so the cache recovers by itself when the store does.
+//
+// # Guarantees
+//
+//   - A value is handed out at most once, by any Cache of any process sharing
+//     the store: blocks come only from store responses.
+//   - Values handed out by one Cache are increasing (decreasing for a negative
+//     increment), except across a CYCLE wrap, or a setval, ALTER ... RESTART
+//     or similar change to the sequence.
+//   - With the store down, a warmed cache keeps serving for about
+//     Options.Buffer at the observed rate.
+//
+// # Caveats
+//
+//   - Values may have gaps: a process that dies loses its cached values, as
+//     PostgreSQL loses its CACHE. [Cache.Close] hands unused values back to a
+//     [Releaser] store when nobody reserved after them.
+//   - Changes to a sequence made by this process (setval, ALTER, DROP) should
+//     go through [Cache.Change], so that no value of the old state is handed
+//     out afterwards. Changes made by other processes take effect there when
+//     their cached values run out, as with PostgreSQL's CACHE.
 package seqcache

@@ -1,0 +1,115 @@
+package seqcache
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// fakeStore is an in-test store with injectable latency and failures. It
+// computes blocks with Spec.Reserve like every real store.
+type fakeStore struct {
+	mu       sync.Mutex
+	seqs     map[string]*fakeSeq
+	latency  time.Duration
+	down     bool  // every call fails with errDown after the latency
+	failNext int   // the next failNext calls fail
+	calls    int   // Reserve calls, failed or not
+	blocks   []Block
+	releases int
+}
+
+type fakeSeq struct {
+	spec Spec
+	pos  Position
+}
+
+var errDown = errors.New("fake store: unavailable")
+
+func newFakeStore() *fakeStore { return &fakeStore{seqs: map[string]*fakeSeq{}} }
+
+func (f *fakeStore) create(name string, spec Spec) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seqs[name] = &fakeSeq{spec: spec, pos: spec.Initial()}
+}
+
+func (f *fakeStore) setDown(down bool) {
+	f.mu.Lock()
+	f.down = down
+	f.mu.Unlock()
+}
+
+func (f *fakeStore) stats() (calls int, blocks []Block) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls, append([]Block(nil), f.blocks...)
+}
+
+func (f *fakeStore) Reserve(ctx context.Context, name string, n int64) (Block, error) {
+	f.mu.Lock()
+	f.calls++
+	latency := f.latency
+	f.mu.Unlock()
+	if latency > 0 {
+		t := time.NewTimer(latency)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return Block{}, ctx.Err()
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down {
+		return Block{}, errDown
+	}
+	if f.failNext > 0 {
+		f.failNext--
+		return Block{}, errDown
+	}
+	s, ok := f.seqs[name]
+	if !ok {
+		return Block{}, NotFoundError(name)
+	}
+	b, pos, err := s.spec.Reserve(name, s.pos, n)
+	if err != nil {
+		return Block{}, err
+	}
+	s.pos = pos
+	f.blocks = append(f.blocks, b)
+	return b, nil
+}
+
+func (f *fakeStore) position(name string) Position {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.seqs[name].pos
+}
+
+func (f *fakeStore) setval(name string, v int64, called bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.seqs[name]
+	s.pos = Position{Last: v, Called: called}
+}
+
+// releasingStore adds Release to fakeStore.
+type releasingStore struct{ *fakeStore }
+
+func (r releasingStore) Release(ctx context.Context, name string, unused Block) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.seqs[name]
+	if !ok {
+		return false, NotFoundError(name)
+	}
+	pos, ok := s.spec.Release(s.pos, unused)
+	if ok {
+		s.pos = pos
+		r.releases++
+	}
+	return ok, nil
+}
