@@ -95,7 +95,7 @@ type Cache struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // refills and the sampler
 
-	mu      sync.Mutex                        // guards additions to handles and closed
+	mu      sync.Mutex                         // guards additions to handles and closed
 	handles atomic.Pointer[map[string]*Handle] // copy on write: lookups take no lock
 	closed  bool
 }
@@ -264,7 +264,7 @@ type Handle struct {
 	name   string
 	active atomic.Pointer[block]
 
-	refilling atomic.Bool // a refill goroutine is running; written under mu
+	refilling atomic.Bool   // a refill goroutine is running; written under mu
 	refilled  chan struct{} // closed when that goroutine exits
 
 	mu       sync.Mutex

@@ -13,9 +13,9 @@ type fakeStore struct {
 	mu       sync.Mutex
 	seqs     map[string]*fakeSeq
 	latency  time.Duration
-	down     bool  // every call fails with errDown after the latency
-	failNext int   // the next failNext calls fail
-	calls    int   // Reserve calls, failed or not
+	down     bool // every call fails with errDown after the latency
+	failNext int  // the next failNext calls fail
+	calls    int  // Reserve calls, failed or not
 	blocks   []Block
 	releases int
 }
