@@ -62,26 +62,26 @@ func newError(kind error, code, format string, args ...any) *Error {
 
 // NotFoundError is PostgreSQL's error for a missing relation.
 func NotFoundError(name string) *Error {
-	return newError(ErrNotFound, CodeUndefinedTable, "relation %q does not exist", displayName(name))
+	return newError(ErrNotFound, CodeUndefinedTable, `relation "%s" does not exist`, displayName(name))
 }
 
 // ExistsError is PostgreSQL's error for CREATE SEQUENCE of an existing name.
 func ExistsError(name string) *Error {
-	return newError(ErrExists, CodeDuplicateTable, "relation %q already exists", RelName(name))
+	return newError(ErrExists, CodeDuplicateTable, `relation "%s" already exists`, RelName(name))
 }
 
 // LimitError is PostgreSQL's error for nextval past MAXVALUE (or MINVALUE for
 // a descending sequence) without CYCLE.
 func LimitError(name string, spec Spec) *Error {
 	if spec.Increment > 0 {
-		return newError(ErrLimit, CodeLimitExceeded, "nextval: reached maximum value of sequence %q (%d)", RelName(name), spec.Max)
+		return newError(ErrLimit, CodeLimitExceeded, `nextval: reached maximum value of sequence "%s" (%d)`, RelName(name), spec.Max)
 	}
-	return newError(ErrLimit, CodeLimitExceeded, "nextval: reached minimum value of sequence %q (%d)", RelName(name), spec.Min)
+	return newError(ErrLimit, CodeLimitExceeded, `nextval: reached minimum value of sequence "%s" (%d)`, RelName(name), spec.Min)
 }
 
 // CurrvalNotDefinedError is PostgreSQL's error for currval before nextval.
 func CurrvalNotDefinedError(name string) *Error {
-	return newError(ErrNotDefined, CodeObjectNotInState, "currval of sequence %q is not yet defined in this session", RelName(name))
+	return newError(ErrNotDefined, CodeObjectNotInState, `currval of sequence "%s" is not yet defined in this session`, RelName(name))
 }
 
 // LastvalNotDefinedError is PostgreSQL's error for lastval before any nextval.

@@ -264,7 +264,7 @@ func (c Clauses) apply(s Spec, pos Position, isInit bool) (Spec, Position, error
 func (s Spec) SetVal(name string, value int64, isCalled bool) (Position, error) {
 	if value < s.Min || value > s.Max {
 		return Position{}, newError(ErrInvalid, CodeNumericOutOfRange,
-			"setval: value %d is out of bounds for sequence %q (%d..%d)", value, RelName(name), s.Min, s.Max)
+			`setval: value %d is out of bounds for sequence "%s" (%d..%d)`, value, RelName(name), s.Min, s.Max)
 	}
 	return Position{Last: value, Called: isCalled}, nil
 }

@@ -1,0 +1,42 @@
+// Package storetest is the contract test suite every seqshim store passes:
+// memstore, sqlstore (SQLite and PostgreSQL) and dynamostore run the same
+// [Run], so "as correct as any other store" is checked, not promised.
+//
+// # Usage
+//
+// In a store's test file:
+//
+//	func TestContract(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) seqcache.Store {
+//			st := mystore.New(...)
+//			t.Cleanup(func() { st.Close() })
+//			return st
+//		})
+//	}
+//
+// open is called once per subtest with the subtest's t. It may return a fresh
+// store each time or one shared store (one table for the whole run): every
+// subtest uses sequence names of its own, unique to the Run call (a random
+// token is part of every name), and never assumes the store is empty; the
+// List test only looks at its own names. Closing the store is up to open (use
+// t.Cleanup).
+//
+// # What is checked
+//
+// Every expected block, position and error is computed with seqcache's own
+// arithmetic ([seqcache.Spec.Reserve], [seqcache.Clauses.Alter],
+// [seqcache.Spec.SetVal]) from the spec and position the test tracks, and the
+// main cases are also pinned to the values PostgreSQL 15 gives for the same
+// nextval calls. Errors must be *seqcache.Error of the right kind, SQLSTATE and
+// PostgreSQL message text. Release tests run only for stores that implement
+// [seqcache.Releaser].
+//
+// Concurrency: 64 goroutines reserving directly (every value exactly once, the
+// final position and counters accounting for every block), 16 racing to
+// MAXVALUE, and 8 caches ([seqcache.Cache]) of 8 callers each on one store (values
+// distinct, increasing per caller, none handed out again after the caches
+// close and release their tails). Run the tests under -race.
+//
+// [Faulty] wraps a store to inject failures, for tests of callers (caches,
+// drivers) that must survive a failing store.
+package storetest

@@ -1,0 +1,159 @@
+package storetest
+
+import (
+	"context"
+	"sync"
+
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// Operation names used by [Faulty].
+const (
+	OpReserve  = "Reserve"
+	OpRelease  = "Release"
+	OpCreate   = "Create"
+	OpAlter    = "Alter"
+	OpRename   = "Rename"
+	OpDrop     = "Drop"
+	OpDescribe = "Describe"
+	OpList     = "List"
+	OpSetVal   = "SetVal"
+)
+
+// Faulty wraps a store and injects failures, for tests of code that must
+// survive a failing store. A fault either stops the call before it reaches the
+// store (the store is untouched) or, with applied, lets the store apply it and
+// loses the response (the ambiguous case: a reserved block that must become a
+// gap). Faulty is safe for concurrent use.
+type Faulty struct {
+	store seqcache.Store
+
+	mu     sync.Mutex
+	down   error
+	queued []fault
+	calls  map[string]int
+}
+
+type fault struct {
+	op      string
+	err     error
+	applied bool
+}
+
+var (
+	_ seqcache.Store    = (*Faulty)(nil)
+	_ seqcache.Releaser = (*Faulty)(nil)
+)
+
+// NewFaulty wraps st; with no fault set it forwards every call.
+func NewFaulty(st seqcache.Store) *Faulty {
+	return &Faulty{store: st, calls: map[string]int{}}
+}
+
+// SetDown makes every call fail with err before reaching the store until
+// SetDown(nil).
+func (f *Faulty) SetDown(err error) {
+	f.mu.Lock()
+	f.down = err
+	f.mu.Unlock()
+}
+
+// FailNext makes the next call of op (an Op constant, or "" for any) fail with
+// err. With applied, the store performs the call first and its result is
+// discarded. Faults queue up and fire in order.
+func (f *Faulty) FailNext(op string, err error, applied bool) {
+	f.mu.Lock()
+	f.queued = append(f.queued, fault{op: op, err: err, applied: applied})
+	f.mu.Unlock()
+}
+
+// Calls returns how many calls of op were made, failed ones included.
+func (f *Faulty) Calls(op string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[op]
+}
+
+// before counts the call and returns the fault to apply to it, if any.
+func (f *Faulty) before(op string) (fault, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls[op]++
+	if f.down != nil {
+		return fault{op: op, err: f.down}, true
+	}
+	for i, q := range f.queued {
+		if q.op == "" || q.op == op {
+			f.queued = append(f.queued[:i:i], f.queued[i+1:]...)
+			return q, true
+		}
+	}
+	return fault{}, false
+}
+
+// do runs call under the fault, if any, for op.
+func do[T any](f *Faulty, op string, call func() (T, error)) (T, error) {
+	var zero T
+	q, ok := f.before(op)
+	if !ok {
+		return call()
+	}
+	if q.applied {
+		call() //nolint:errcheck // the response is lost on purpose
+	}
+	return zero, q.err
+}
+
+// Reserve implements [seqcache.Reserver].
+func (f *Faulty) Reserve(ctx context.Context, name string, n int64) (seqcache.Block, error) {
+	return do(f, OpReserve, func() (seqcache.Block, error) { return f.store.Reserve(ctx, name, n) })
+}
+
+// Release implements [seqcache.Releaser]; it answers false, nil when the
+// wrapped store does not.
+func (f *Faulty) Release(ctx context.Context, name string, unused seqcache.Block) (bool, error) {
+	return do(f, OpRelease, func() (bool, error) {
+		if r, ok := f.store.(seqcache.Releaser); ok {
+			return r.Release(ctx, name, unused)
+		}
+		return false, nil
+	})
+}
+
+// Create implements [seqcache.Admin].
+func (f *Faulty) Create(ctx context.Context, name string, spec seqcache.Spec, pos seqcache.Position) error {
+	_, err := do(f, OpCreate, func() (struct{}, error) { return struct{}{}, f.store.Create(ctx, name, spec, pos) })
+	return err
+}
+
+// Alter implements [seqcache.Admin].
+func (f *Faulty) Alter(ctx context.Context, name string, c seqcache.Clauses) (seqcache.Info, error) {
+	return do(f, OpAlter, func() (seqcache.Info, error) { return f.store.Alter(ctx, name, c) })
+}
+
+// Rename implements [seqcache.Admin].
+func (f *Faulty) Rename(ctx context.Context, name, newName string) error {
+	_, err := do(f, OpRename, func() (struct{}, error) { return struct{}{}, f.store.Rename(ctx, name, newName) })
+	return err
+}
+
+// Drop implements [seqcache.Admin].
+func (f *Faulty) Drop(ctx context.Context, name string) error {
+	_, err := do(f, OpDrop, func() (struct{}, error) { return struct{}{}, f.store.Drop(ctx, name) })
+	return err
+}
+
+// Describe implements [seqcache.Admin].
+func (f *Faulty) Describe(ctx context.Context, name string) (seqcache.Info, error) {
+	return do(f, OpDescribe, func() (seqcache.Info, error) { return f.store.Describe(ctx, name) })
+}
+
+// List implements [seqcache.Admin].
+func (f *Faulty) List(ctx context.Context) ([]seqcache.Info, error) {
+	return do(f, OpList, func() ([]seqcache.Info, error) { return f.store.List(ctx) })
+}
+
+// SetVal implements [seqcache.Admin].
+func (f *Faulty) SetVal(ctx context.Context, name string, value int64, isCalled bool) (seqcache.Info, error) {
+	return do(f, OpSetVal, func() (seqcache.Info, error) { return f.store.SetVal(ctx, name, value, isCalled) })
+}

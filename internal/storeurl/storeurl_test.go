@@ -1,0 +1,107 @@
+package storeurl
+
+import (
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seqshim/seqshim/dynamostore"
+	"github.com/seqshim/seqshim/memstore"
+	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sqlstore"
+)
+
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		url    string
+		want   string // type of the store
+		closer bool
+	}{
+		{url: "memory:", want: "*memstore.Store"},
+		{url: "MEMORY:storeurl_test", want: "*memstore.Store"},
+		{url: "sqlite:" + filepath.Join(dir, "a.db"), want: "*sqlstore.Store", closer: true},
+		{url: "sqlite://" + filepath.Join(dir, "b.db"), want: "*sqlstore.Store", closer: true},
+		{url: "postgres://u@127.0.0.1:1/db", want: "*sqlstore.Store", closer: true},
+		{url: "postgresql://u@127.0.0.1:1/db", want: "*sqlstore.Store", closer: true},
+		{url: "dynamodb://seqs?region=us-east-1&endpoint=http://127.0.0.1:1", want: "*dynamostore.Store"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.url, func(t *testing.T) {
+			st, err := Open(t.Context(), tc.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			switch st.(type) {
+			case *memstore.Store:
+				got = "*memstore.Store"
+			case *sqlstore.Store:
+				got = "*sqlstore.Store"
+			case *dynamostore.Store:
+				got = "*dynamostore.Store"
+			}
+			if got != tc.want {
+				t.Fatalf("Open(%q) = %T, want %s", tc.url, st, tc.want)
+			}
+			c, ok := st.(io.Closer)
+			if ok != tc.closer {
+				t.Errorf("%T implements io.Closer: %v, want %v", st, ok, tc.closer)
+			}
+			if ok {
+				if err := c.Close(); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenWorks: the stores Open returns for local URLs serve sequences, and
+// memory: is one store per process.
+func TestOpenWorks(t *testing.T) {
+	ctx := t.Context()
+	for _, url := range []string{"memory:storeurl_works", "sqlite:" + filepath.Join(t.TempDir(), "seq.db")} {
+		t.Run(url, func(t *testing.T) {
+			st, err := Open(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c, ok := st.(io.Closer); ok {
+				defer c.Close()
+			}
+			if err := st.Create(ctx, "s", seqcache.DefaultSpec(), seqcache.DefaultSpec().Initial()); err != nil {
+				t.Fatal(err)
+			}
+			b, err := st.Reserve(ctx, "s", 5)
+			if err != nil || b.First != 1 || b.Count != 5 {
+				t.Fatalf("Reserve = %+v, %v", b, err)
+			}
+		})
+	}
+	again, err := Open(ctx, "memory:storeurl_works")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := again.Reserve(ctx, "s", 1); err != nil || b.First != 6 {
+		t.Errorf("second Open of memory:storeurl_works: Reserve = %+v, %v; want the shared sequence at 6", b, err)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	for _, url := range []string{"", "  ", "orders", "mysql://x", "redis://127.0.0.1"} {
+		t.Run(url, func(t *testing.T) {
+			_, err := Open(t.Context(), url)
+			if !errors.Is(err, ErrURL) {
+				t.Fatalf("Open(%q) = %v, want ErrURL", url, err)
+			}
+			for _, form := range []string{"memory:", "sqlite:PATH", "postgres://", "dynamodb://"} {
+				if !strings.Contains(err.Error(), form) {
+					t.Errorf("error %q does not name %s", err, form)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,30 @@
+// Package memstore is a seqshim sequence store held in process memory: the
+// store behind the URL "memory:", for tests, demos and single-process
+// programs.
+//
+// # Basics
+//
+// [New] returns a store of its own; [Open] returns the process-wide store of a
+// URL ("memory:" or "memory:NAME"), so every connection of one process that
+// opens the same URL shares its sequences:
+//
+//	st, _ := memstore.Open("memory:")
+//	spec, pos, _ := seqcache.Clauses{}.Create()
+//	_ = st.Create(ctx, "orders_seq", spec, pos)
+//	b, _ := st.Reserve(ctx, "orders_seq", 100) // 1..100
+//
+// # Guarantees
+//
+// A *Store implements the whole store contract, [seqcache.Store] and
+// [seqcache.Releaser], with the same semantics as the shared stores and is
+// checked by the same contract tests: every operation runs under one mutex, and
+// all sequence arithmetic is seqcache's ([seqcache.Spec.Reserve],
+// [seqcache.Clauses.Alter], [seqcache.Spec.SetVal], [seqcache.Spec.Release]).
+// [Store.Reserve] does not allocate.
+//
+// # Caveats
+//
+// Values are unique within one process only: two processes opening "memory:"
+// get two unrelated stores that hand out the same values. Everything is lost
+// when the process exits. Use dynamostore or sqlstore for anything shared.
+package memstore

@@ -1,0 +1,229 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// Store is a seqcache store held in memory, safe for concurrent use. The zero
+// value is not usable; call [New] or [Open].
+type Store struct {
+	mu   sync.Mutex
+	seqs map[string]*seqcache.Info
+}
+
+var (
+	_ seqcache.Store    = (*Store)(nil)
+	_ seqcache.Releaser = (*Store)(nil)
+)
+
+// New returns an empty store of its own, shared with nobody.
+func New() *Store {
+	return &Store{seqs: make(map[string]*seqcache.Info)}
+}
+
+// Scheme is the URL scheme of in-process stores.
+const Scheme = "memory"
+
+var (
+	registryMu sync.Mutex
+	registry   = map[string]*Store{}
+)
+
+// Open returns the process-wide store named by rawurl: "memory:" is the
+// default instance, "memory:NAME" (or "memory://NAME") a separate one. Every
+// Open of the same URL in one process returns the same *Store, so several
+// connections of a process share its sequences; other processes never see
+// them. The name may be followed by a query ("memory:x?a=b"), which is
+// ignored, so a URL carrying options for other layers still opens.
+func Open(rawurl string) (*Store, error) {
+	name, ok := strings.CutPrefix(rawurl, Scheme+":")
+	if !ok {
+		return nil, fmt.Errorf("memstore: %q is not a memory store URL (want memory: or memory:NAME)", rawurl)
+	}
+	name = strings.TrimPrefix(name, "//")
+	if i := strings.IndexByte(name, '?'); i >= 0 {
+		name = name[:i]
+	}
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	st := registry[name]
+	if st == nil {
+		st = New()
+		registry[name] = st
+	}
+	return st, nil
+}
+
+// Reserve implements [seqcache.Reserver]: the block is computed by
+// [seqcache.Spec.Reserve] and the position moved under one lock.
+func (s *Store) Reserve(ctx context.Context, name string, n int64) (seqcache.Block, error) {
+	if err := ctx.Err(); err != nil {
+		return seqcache.Block{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info := s.seqs[name]
+	if info == nil {
+		return seqcache.Block{}, seqcache.NotFoundError(name)
+	}
+	b, pos, err := info.Spec.Reserve(name, info.Position, n)
+	if err != nil {
+		return seqcache.Block{}, err
+	}
+	info.Position = pos
+	info.Reservations++
+	info.ValuesReserved += b.Count
+	info.LastReserved = time.Now().Round(0)
+	return b, nil
+}
+
+// Release implements [seqcache.Releaser] with [seqcache.Spec.Release]: the
+// tail is taken back only if nobody reserved after it.
+func (s *Store) Release(ctx context.Context, name string, unused seqcache.Block) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info := s.seqs[name]
+	if info == nil {
+		return false, seqcache.NotFoundError(name)
+	}
+	pos, ok := info.Spec.Release(info.Position, unused)
+	if ok {
+		info.Position = pos
+	}
+	return ok, nil
+}
+
+// Create implements [seqcache.Admin]. The spec is validated and pos must lie
+// within its bounds.
+func (s *Store) Create(ctx context.Context, name string, spec seqcache.Spec, pos seqcache.Position) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := spec.Validate(); err != nil {
+		return err
+	}
+	if _, err := spec.SetVal(name, pos.Last, pos.Called); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seqs[name] != nil {
+		return seqcache.ExistsError(name)
+	}
+	s.seqs[name] = &seqcache.Info{Name: name, Spec: spec, Position: pos, Version: 1}
+	return nil
+}
+
+// Alter implements [seqcache.Admin] with [seqcache.Clauses.Alter].
+func (s *Store) Alter(ctx context.Context, name string, c seqcache.Clauses) (seqcache.Info, error) {
+	if err := ctx.Err(); err != nil {
+		return seqcache.Info{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info := s.seqs[name]
+	if info == nil {
+		return seqcache.Info{}, seqcache.NotFoundError(name)
+	}
+	spec, pos, err := c.Alter(info.Spec, info.Position)
+	if err != nil {
+		return seqcache.Info{}, err
+	}
+	info.Spec, info.Position = spec, pos
+	info.Version++
+	return *info, nil
+}
+
+// SetVal implements [seqcache.Admin] with [seqcache.Spec.SetVal].
+func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled bool) (seqcache.Info, error) {
+	if err := ctx.Err(); err != nil {
+		return seqcache.Info{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info := s.seqs[name]
+	if info == nil {
+		return seqcache.Info{}, seqcache.NotFoundError(name)
+	}
+	pos, err := info.Spec.SetVal(name, value, isCalled)
+	if err != nil {
+		return seqcache.Info{}, err
+	}
+	info.Position = pos
+	info.Version++
+	return *info, nil
+}
+
+// Rename implements [seqcache.Admin].
+func (s *Store) Rename(ctx context.Context, name, newName string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info := s.seqs[name]
+	if info == nil {
+		return seqcache.NotFoundError(name)
+	}
+	if s.seqs[newName] != nil {
+		return seqcache.ExistsError(newName)
+	}
+	delete(s.seqs, name)
+	info.Name = newName
+	s.seqs[newName] = info
+	return nil
+}
+
+// Drop implements [seqcache.Admin].
+func (s *Store) Drop(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seqs[name] == nil {
+		return seqcache.NotFoundError(name)
+	}
+	delete(s.seqs, name)
+	return nil
+}
+
+// Describe implements [seqcache.Admin].
+func (s *Store) Describe(ctx context.Context, name string) (seqcache.Info, error) {
+	if err := ctx.Err(); err != nil {
+		return seqcache.Info{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info := s.seqs[name]
+	if info == nil {
+		return seqcache.Info{}, seqcache.NotFoundError(name)
+	}
+	return *info, nil
+}
+
+// List implements [seqcache.Admin]: every sequence, ordered by name (byte
+// order of the canonical names).
+func (s *Store) List(ctx context.Context) ([]seqcache.Info, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	infos := make([]seqcache.Info, 0, len(s.seqs))
+	for _, info := range s.seqs {
+		infos = append(infos, *info)
+	}
+	s.mu.Unlock()
+	sort.Slice(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
+	return infos, nil
+}

@@ -1,0 +1,454 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// Dialect is the SQL database a Store talks to.
+type Dialect string
+
+// The supported dialects.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// DefaultTable is the table sequences are kept in unless Options.Table says
+// otherwise.
+const DefaultTable = "seqshim_sequences"
+
+// Options configure a Store.
+type Options struct {
+	// Table is the table sequences are kept in, optionally schema-qualified
+	// (letters, digits and underscores; unquoted, so PostgreSQL folds it to
+	// lower case). Default DefaultTable. It is created on first use.
+	Table string
+}
+
+// Store is the seqcache store contract on a table of a SQL database. It is
+// safe for concurrent use, and several processes may share one database.
+type Store struct {
+	db      *sql.DB
+	dialect Dialect
+	table   string
+	ownDB   bool
+	q       queries
+
+	// writeSem serializes this process's write transactions on SQLite: the
+	// file lock would serialize them anyway, but waiting here is a channel
+	// receive (honouring ctx) instead of SQLite's sleeping busy handler.
+	writeSem chan struct{}
+
+	initMu sync.Mutex
+	ready  bool
+}
+
+var (
+	_ seqcache.Store    = (*Store)(nil)
+	_ seqcache.Releaser = (*Store)(nil)
+)
+
+var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
+
+// New returns a Store on db, an open handle of the given dialect that stays
+// the caller's: Close does not close it. For SQLite, the handle must have been
+// opened with BEGIN IMMEDIATE transactions (modernc.org/sqlite: the DSN
+// parameter _txlock=immediate) and a busy timeout; [Open] does this.
+func New(db *sql.DB, dialect Dialect, optFns ...func(*Options)) (*Store, error) {
+	var o Options
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	if o.Table == "" {
+		o.Table = DefaultTable
+	}
+	if !tableName.MatchString(o.Table) {
+		return nil, fmt.Errorf("sqlstore: invalid table name %q (want [schema.]name of letters, digits, underscores)", o.Table)
+	}
+	if dialect != SQLite && dialect != Postgres {
+		return nil, fmt.Errorf("sqlstore: unknown dialect %q (want %q or %q)", dialect, SQLite, Postgres)
+	}
+	s := &Store{db: db, dialect: dialect, table: o.Table, q: makeQueries(dialect, o.Table)}
+	if dialect == SQLite {
+		s.writeSem = make(chan struct{}, 1)
+	}
+	return s, nil
+}
+
+// Close closes the database handle if the Store opened it ([Open]).
+func (s *Store) Close() error {
+	if s.ownDB {
+		return s.db.Close()
+	}
+	return nil
+}
+
+// DB returns the database handle the Store uses.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Table returns the name of the table sequences are kept in.
+func (s *Store) Table() string { return s.table }
+
+// queries are the statements of one dialect and table, built once.
+type queries struct {
+	create, sel, selLock, list, insert, update, rename, drop string
+}
+
+const columns = `name, seq_type, increment_by, min_value, max_value, start_value, cache_size, is_cycle,
+	last_value, is_called, version, reservations, values_reserved, last_reserved`
+
+func makeQueries(d Dialect, table string) queries {
+	// Every column is a 64-bit integer but the name and type, so one DDL
+	// serves both dialects (SQLite's BIGINT is INTEGER affinity).
+	q := queries{
+		create: `CREATE TABLE IF NOT EXISTS ` + table + ` (
+	name TEXT NOT NULL PRIMARY KEY,
+	seq_type TEXT NOT NULL,
+	increment_by BIGINT NOT NULL,
+	min_value BIGINT NOT NULL,
+	max_value BIGINT NOT NULL,
+	start_value BIGINT NOT NULL,
+	cache_size BIGINT NOT NULL,
+	is_cycle BIGINT NOT NULL,
+	last_value BIGINT NOT NULL,
+	is_called BIGINT NOT NULL,
+	version BIGINT NOT NULL,
+	reservations BIGINT NOT NULL,
+	values_reserved BIGINT NOT NULL,
+	last_reserved BIGINT NOT NULL
+)`,
+		sel:    `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
+		list:   `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
+		insert: `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		update: `UPDATE ` + table + ` SET seq_type = ?, increment_by = ?, min_value = ?, max_value = ?, start_value = ?,
+	cache_size = ?, is_cycle = ?, last_value = ?, is_called = ?, version = ?, reservations = ?, values_reserved = ?,
+	last_reserved = ? WHERE name = ?`,
+		rename: `UPDATE ` + table + ` SET name = ? WHERE name = ?`,
+		drop:   `DELETE FROM ` + table + ` WHERE name = ?`,
+	}
+	q.selLock = q.sel
+	if d == Postgres {
+		// Row lock for the read-modify-write; byte order, as memstore and
+		// dynamostore list, whatever the database's collation.
+		q.selLock += ` FOR UPDATE`
+		q.list = `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name COLLATE "C"`
+		for _, p := range []*string{&q.sel, &q.selLock, &q.list, &q.insert, &q.update, &q.rename, &q.drop} {
+			*p = numberPlaceholders(*p)
+		}
+	}
+	return q
+}
+
+// numberPlaceholders turns ? into $1, $2, ... (the statements hold no other ?).
+func numberPlaceholders(query string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// init creates the table on first use. A failure is returned and retried by
+// the next call.
+func (s *Store) init(ctx context.Context) error {
+	s.initMu.Lock()
+	defer s.initMu.Unlock()
+	if s.ready {
+		return nil
+	}
+	if _, err := s.db.ExecContext(ctx, s.q.create); err != nil {
+		// Two PostgreSQL sessions creating the table at once: one of them
+		// fails although the table now exists.
+		if _, err2 := s.db.ExecContext(ctx, `SELECT 1 FROM `+s.table+` WHERE 1 = 0`); err2 != nil {
+			return fmt.Errorf("sqlstore: create table %s: %w", s.table, err)
+		}
+	}
+	s.ready = true
+	return nil
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanInfo(sc scanner) (seqcache.Info, error) {
+	var (
+		info                     seqcache.Info
+		typ                      string
+		cycle, called, lastNanos int64
+	)
+	err := sc.Scan(&info.Name, &typ, &info.Spec.Increment, &info.Spec.Min, &info.Spec.Max, &info.Spec.Start,
+		&info.Spec.Cache, &cycle, &info.Position.Last, &called, &info.Version, &info.Reservations,
+		&info.ValuesReserved, &lastNanos)
+	if err != nil {
+		return info, err
+	}
+	t, err := seqcache.ParseType(typ)
+	if err != nil {
+		return info, fmt.Errorf("sqlstore: bad seq_type %q in row %s: %w", typ, info.Name, err)
+	}
+	info.Spec.Type = t
+	info.Spec.Cycle = cycle != 0
+	info.Position.Called = called != 0
+	if lastNanos != 0 {
+		info.LastReserved = time.Unix(0, lastNanos)
+	}
+	return info, nil
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// update writes every field of info to its row.
+func (s *Store) update(ctx context.Context, tx *sql.Tx, info *seqcache.Info) error {
+	sp := &info.Spec
+	_, err := tx.ExecContext(ctx, s.q.update, sp.Type.String(), sp.Increment, sp.Min, sp.Max, sp.Start,
+		sp.Cache, b2i(sp.Cycle), info.Position.Last, b2i(info.Position.Called), info.Version,
+		info.Reservations, info.ValuesReserved, nanos(info.LastReserved), info.Name)
+	return err
+}
+
+// errNoChange ends a transaction without writing, returning the result.
+var errNoChange = errors.New("no change")
+
+// modify runs fn on the locked row of name inside a write transaction and
+// writes the row back unless fn returns errNoChange. The transaction is
+// BEGIN IMMEDIATE on SQLite (the DSN's _txlock) and SELECT ... FOR UPDATE on
+// PostgreSQL, so no other process reads the row between our read and write.
+func (s *Store) modify(ctx context.Context, name string, fn func(info *seqcache.Info) error) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		info, err := scanInfo(tx.QueryRowContext(ctx, s.q.selLock, name))
+		if errors.Is(err, sql.ErrNoRows) {
+			return seqcache.NotFoundError(name)
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(&info); err != nil {
+			return err
+		}
+		return s.update(ctx, tx, &info)
+	})
+}
+
+// inTx runs fn in a write transaction and commits it, unless fn fails
+// (errNoChange commits nothing and returns nil).
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if err := s.init(ctx); err != nil {
+		return err
+	}
+	if s.writeSem != nil {
+		select {
+		case s.writeSem <- struct{}{}:
+			defer func() { <-s.writeSem }()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback() //nolint:errcheck // the error that matters is fn's
+		if errors.Is(err, errNoChange) {
+			return nil
+		}
+		return err
+	}
+	return tx.Commit()
+}
+
+// Reserve implements [seqcache.Reserver]: the block is computed by
+// [seqcache.Spec.Reserve] from the row read and written in one transaction.
+// An error from the commit is a gap: the block is never returned.
+func (s *Store) Reserve(ctx context.Context, name string, n int64) (seqcache.Block, error) {
+	var b seqcache.Block
+	err := s.modify(ctx, name, func(info *seqcache.Info) error {
+		blk, pos, err := info.Spec.Reserve(name, info.Position, n)
+		if err != nil {
+			return err
+		}
+		b = blk
+		info.Position = pos
+		info.Reservations++
+		info.ValuesReserved += blk.Count
+		info.LastReserved = time.Now()
+		return nil
+	})
+	if err != nil {
+		return seqcache.Block{}, err
+	}
+	return b, nil
+}
+
+// Release implements [seqcache.Releaser] with [seqcache.Spec.Release].
+func (s *Store) Release(ctx context.Context, name string, unused seqcache.Block) (bool, error) {
+	var ok bool
+	err := s.modify(ctx, name, func(info *seqcache.Info) error {
+		var pos seqcache.Position
+		if pos, ok = info.Spec.Release(info.Position, unused); !ok {
+			return errNoChange
+		}
+		info.Position = pos
+		return nil
+	})
+	return ok && err == nil, err
+}
+
+// Create implements [seqcache.Admin]. The spec is validated and pos must lie
+// within its bounds.
+func (s *Store) Create(ctx context.Context, name string, spec seqcache.Spec, pos seqcache.Position) error {
+	if err := spec.Validate(); err != nil {
+		return err
+	}
+	if _, err := spec.SetVal(name, pos.Last, pos.Called); err != nil {
+		return err
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q.insert, name, spec.Type.String(), spec.Increment, spec.Min, spec.Max,
+			spec.Start, spec.Cache, b2i(spec.Cycle), pos.Last, b2i(pos.Called), 1, 0, 0, 0)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return seqcache.ExistsError(name)
+		}
+		return nil
+	})
+}
+
+// Alter implements [seqcache.Admin] with [seqcache.Clauses.Alter].
+func (s *Store) Alter(ctx context.Context, name string, c seqcache.Clauses) (seqcache.Info, error) {
+	var out seqcache.Info
+	err := s.modify(ctx, name, func(info *seqcache.Info) error {
+		spec, pos, err := c.Alter(info.Spec, info.Position)
+		if err != nil {
+			return err
+		}
+		info.Spec, info.Position = spec, pos
+		info.Version++
+		out = *info
+		return nil
+	})
+	if err != nil {
+		return seqcache.Info{}, err
+	}
+	return out, nil
+}
+
+// SetVal implements [seqcache.Admin] with [seqcache.Spec.SetVal].
+func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled bool) (seqcache.Info, error) {
+	var out seqcache.Info
+	err := s.modify(ctx, name, func(info *seqcache.Info) error {
+		pos, err := info.Spec.SetVal(name, value, isCalled)
+		if err != nil {
+			return err
+		}
+		info.Position = pos
+		info.Version++
+		out = *info
+		return nil
+	})
+	if err != nil {
+		return seqcache.Info{}, err
+	}
+	return out, nil
+}
+
+// Rename implements [seqcache.Admin].
+func (s *Store) Rename(ctx context.Context, name, newName string) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := scanInfo(tx.QueryRowContext(ctx, s.q.selLock, name)); errors.Is(err, sql.ErrNoRows) {
+			return seqcache.NotFoundError(name)
+		} else if err != nil {
+			return err
+		}
+		if _, err := scanInfo(tx.QueryRowContext(ctx, s.q.sel, newName)); err == nil {
+			return seqcache.ExistsError(newName)
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		// A concurrent create of newName makes this fail on the primary
+		// key: an error, never two rows or a lost sequence.
+		_, err := tx.ExecContext(ctx, s.q.rename, newName, name)
+		return err
+	})
+}
+
+// Drop implements [seqcache.Admin].
+func (s *Store) Drop(ctx context.Context, name string) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q.drop, name)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return seqcache.NotFoundError(name)
+		}
+		return nil
+	})
+}
+
+// Describe implements [seqcache.Admin].
+func (s *Store) Describe(ctx context.Context, name string) (seqcache.Info, error) {
+	if err := s.init(ctx); err != nil {
+		return seqcache.Info{}, err
+	}
+	info, err := scanInfo(s.db.QueryRowContext(ctx, s.q.sel, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return seqcache.Info{}, seqcache.NotFoundError(name)
+	}
+	return info, err
+}
+
+// List implements [seqcache.Admin]: every sequence, ordered by name in byte
+// order.
+func (s *Store) List(ctx context.Context) ([]seqcache.Info, error) {
+	if err := s.init(ctx); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, s.q.list)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var infos []seqcache.Info
+	for rows.Next() {
+		info, err := scanInfo(rows)
+		if err != nil {
+			return nil, err
+		}
+		infos = append(infos, info)
+	}
+	return infos, rows.Err()
+}
