@@ -1,0 +1,22 @@
+// Command seqctl is the operator's tool for seqshim counters: it creates,
+// inspects and steers the sequences kept in a store, moves live PostgreSQL
+// sequences into a store without collisions, and watches burn rates.
+//
+// Usage:
+//
+//	seqctl [--store URL] [-o table|json] COMMAND [flags] [args]
+//
+// The store is given by --store or the environment variable SEQSHIM_STORE:
+// sqlite:PATH, postgres://..., dynamodb://TABLE?region=R&endpoint=URL&prefix=P
+// or memory: (one process only). Run "seqctl --help" for the commands and
+// exit codes, and "seqctl COMMAND --help" for each command's flags.
+//
+// A typical migration of a live PostgreSQL database:
+//
+//	seqctl init
+//	seqctl import --from postgres://... --dry-run   # check the plan
+//	seqctl import --from postgres://...
+//	seqctl fence  --from postgres://...
+//	# switch services to the seqshim driver, then:
+//	seqctl watch
+package main

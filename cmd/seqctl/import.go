@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+const importDoc = `
+Reads every sequence of a live PostgreSQL database (pg_sequences for the
+spec, the sequence itself for its position) and creates a counter for each
+in the store, with the same spec, whose first value lies --margin values past
+the native sequence's next value. NAMEs or --schema restrict the import to
+some sequences; counters are named as the driver names them (public.s is s).
+
+Why a margin: during the rollout, writers not yet switched to seqshim keep
+calling the native nextval. The margin is the number of values they may still
+take before they would reach values the store hands out. The default is
+max(1,000,000, one day of the native sequence's consumption), the consumption
+measured by reading the sequences twice, --sample apart (--sample 0: 1,000,000).
+Size it for the longest rollout you expect, then fence the native sequences
+('seqctl fence') so that a forgotten writer fails instead of colliding.
+
+The counter's START is set to its first value, so RESTART without a value
+never goes back into the native range. A counter that exists already is
+skipped if its range lies past the native sequence, and is a conflict
+otherwise (exit code 4; nothing is created then). A sequence without room
+for the margin before its limit is an error (nothing is created then).
+
+--dry-run prints the plan without creating anything.`
+
+// importItem is one line of the import plan.
+type importItem struct {
+	Name       string   `json:"name"`
+	NativeLast int64    `json:"native_last_value"`
+	NativeCall bool     `json:"native_is_called"`
+	NativeNext *int64   `json:"native_next_value"` // null: exhausted
+	BurnPerDay *float64 `json:"native_burn_per_day"`
+	Margin     int64    `json:"margin"`
+	StoreFirst *int64   `json:"store_first_value"`
+	Action     string   `json:"action"` // create, created, skip, conflict, error
+	Reason     string   `json:"reason,omitempty"`
+
+	spec seqcache.Spec
+}
+
+func (a *app) cmdImport(ctx context.Context, args []string) error {
+	fs := a.flagSet("import", "--from postgres://... [NAME...] [flags]", importDoc)
+	from := fs.String("from", "", "`URL` of the live PostgreSQL database to read the sequences of")
+	margin := fs.Int64("margin", 0, "values the native sequences may still take before the store's range (0: the default described above)")
+	sample := fs.Duration("sample", 10*time.Second, "how long to measure the native consumption for the default margin")
+	schemas := fs.String("schema", "", "import only the sequences of these `schemas` (comma-separated)")
+	dryRun := fs.Bool("dry-run", false, "print the plan, create nothing")
+	args, err := a.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *margin < 0 || *margin > maxMargin {
+		return usagef("--margin %d: want 0 (default) to %d", *margin, int64(maxMargin))
+	}
+	if *sample < 0 {
+		return usagef("--sample %v: want a duration >= 0", *sample)
+	}
+	filter, err := newSeqFilter(args, *schemas)
+	if err != nil {
+		return err
+	}
+	if _, err := a.storeURLOrEnv(); err != nil {
+		return err
+	}
+	conn, err := connectNative(ctx, *from)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	seqs, err := readNative(ctx, conn, filter)
+	if err != nil {
+		return err
+	}
+	if len(seqs) == 0 {
+		return fmt.Errorf("no sequence to import in %s: %w", redact(*from), seqcache.ErrNotFound)
+	}
+	perDay := make([]*float64, len(seqs))
+	if *margin == 0 && *sample > 0 {
+		start := a.now()
+		if err := a.sleep(ctx, *sample); err != nil {
+			return err
+		}
+		elapsed := a.now().Sub(start).Seconds()
+		for i, n := range seqs {
+			p, err := readPosition(ctx, conn, n)
+			if err != nil {
+				return err
+			}
+			d := consumed(n.Spec, n.Pos, p) / elapsed * 86400
+			perDay[i] = &d
+			seqs[i].Pos = p
+		}
+	}
+
+	st, err := a.store(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeStore(st)
+	plan := make([]importItem, len(seqs))
+	var conflicts, failures int
+	for i, n := range seqs {
+		m := *margin
+		if m == 0 {
+			m = 1_000_000
+			if perDay[i] != nil && *perDay[i] > float64(m) {
+				m = int64(min(math.Ceil(*perDay[i]), maxMargin))
+			}
+		}
+		it := importItem{Name: n.Name, NativeLast: n.Pos.Last, NativeCall: n.Pos.Called,
+			BurnPerDay: perDay[i], Margin: m, spec: n.Spec}
+		a.planImport(ctx, st, n, &it)
+		switch it.Action {
+		case "conflict":
+			conflicts++
+		case "error":
+			failures++
+		}
+		plan[i] = it
+	}
+	if !*dryRun && conflicts == 0 && failures == 0 {
+		for i := range plan {
+			it := &plan[i]
+			if it.Action != "create" {
+				continue
+			}
+			spec := it.spec
+			spec.Start = *it.StoreFirst
+			if err := st.Create(ctx, it.Name, spec, seqcache.Position{Last: spec.Start}); err != nil {
+				a.printImport(plan)
+				return fmt.Errorf("create %s: %w (counters before it in the plan were created; run import again to continue)", it.Name, err)
+			}
+			it.Action = "created"
+		}
+	}
+	if err := a.printImport(plan); err != nil {
+		return err
+	}
+	switch {
+	case conflicts > 0:
+		return fmt.Errorf("%d counter(s) exist in the store with a range overlapping the native sequence; nothing created: %w", conflicts, seqcache.ErrExists)
+	case failures > 0:
+		return fmt.Errorf("%d sequence(s) cannot be imported; nothing created", failures)
+	case *dryRun && a.output == "table":
+		_, err = fmt.Fprintln(a.stdout, "dry run: nothing created")
+	}
+	return err
+}
+
+// consumed is how many values a native sequence handed out between two
+// readings of its position (0 if it was reset or wrapped meanwhile).
+func consumed(s seqcache.Spec, before, after seqcache.Position) float64 {
+	d := (float64(after.Last) - float64(before.Last)) / float64(s.Increment)
+	if after.Called && !before.Called {
+		d++
+	}
+	return max(d, 0)
+}
+
+// planImport decides what import does with one native sequence.
+func (a *app) planImport(ctx context.Context, st seqcache.Store, n nativeSeq, it *importItem) {
+	next, ok := nativeNext(n)
+	if !ok {
+		it.Action, it.Reason = "error", "the native sequence has reached its limit"
+		return
+	}
+	it.NativeNext = &next
+	// The first store value is margin values past the native next value,
+	// computed by the one place that does sequence arithmetic.
+	b, _, err := n.Spec.Reserve(n.Name, n.Pos, it.Margin+1)
+	if err != nil || b.Count < it.Margin+1 {
+		it.Action = "error"
+		it.Reason = fmt.Sprintf("no room for a margin of %d values before %s (%d); pass a smaller --margin", it.Margin, limitName(n.Spec), limitValue(n.Spec))
+		return
+	}
+	first := b.Last()
+	it.StoreFirst = &first
+	info, err := st.Describe(ctx, n.Name)
+	switch {
+	case errors.Is(err, seqcache.ErrNotFound):
+		it.Action = "create"
+	case err != nil:
+		it.Action, it.Reason = "error", err.Error()
+	default:
+		r := rangeStart(info)
+		it.StoreFirst = &r
+		if info.Spec.Descending() == n.Spec.Descending() && !beyond(n.Spec, next, r) {
+			it.Action, it.Reason = "skip", fmt.Sprintf("exists; its range starts at %d, past the native next value", r)
+		} else {
+			it.Action, it.Reason = "conflict", fmt.Sprintf("exists; its range (from %d) overlaps the native sequence: check and fix by hand (seqctl show/setval/drop)", r)
+		}
+	}
+}
+
+func limitValue(s seqcache.Spec) int64 {
+	if s.Descending() {
+		return s.Min
+	}
+	return s.Max
+}
+
+func (a *app) printImport(plan []importItem) error {
+	if a.output == "json" {
+		return writeJSON(a.stdout, plan)
+	}
+	tw := newTable(a.stdout)
+	fmt.Fprintln(tw, "NAME\tNATIVE NEXT\tBURN/DAY\tMARGIN\tSTORE FIRST\tACTION")
+	for _, it := range plan {
+		next, burn, first := "-", "-", "-"
+		if it.NativeNext != nil {
+			next = fmt.Sprint(*it.NativeNext)
+		}
+		if it.BurnPerDay != nil {
+			burn = fmtQty(*it.BurnPerDay)
+		}
+		if it.StoreFirst != nil {
+			first = fmt.Sprint(*it.StoreFirst)
+		}
+		action := it.Action
+		if it.Reason != "" {
+			action += ": " + it.Reason
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", it.Name, next, burn, it.Margin, first, action)
+	}
+	return tw.Flush()
+}

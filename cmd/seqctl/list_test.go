@@ -1,0 +1,50 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestList(t *testing.T) {
+	forEachStore(t, func(t *testing.T, ts *tester) {
+		if got := lines(ts.ok("list")); len(got) != 1 || !strings.HasPrefix(got[0], "NAME ") {
+			t.Errorf("list of an empty store: %q", got)
+		}
+		if out := ts.ok("list", "-o", "json"); strings.TrimSpace(out) != "[]" {
+			t.Errorf("list -o json of an empty store: %q", out)
+		}
+		ts.ok("create", "zeta")
+		ts.ok("create", "alpha", "--increment", "5")
+		ts.ok("create", "app.mid", "--maxvalue", "3")
+		ts.ok("next", "alpha", "-n", "2")
+		ts.ok("next", "app.mid", "-n", "3")
+
+		var got []counterJSON
+		decode(t, ts.ok("list", "-o", "json"), &got)
+		var names []string
+		for _, c := range got {
+			names = append(names, c.Name)
+		}
+		if strings.Join(names, " ") != "alpha app.mid zeta" {
+			t.Fatalf("list -o json names: %v", names)
+		}
+		if got[0].ValuesReserved != 2 || *got[0].NextValue != 11 || got[1].NextValue != nil || got[1].Remaining != 0 {
+			t.Errorf("list -o json: %+v", got)
+		}
+
+		rows := lines(ts.ok("list"))
+		if len(rows) != 4 {
+			t.Fatalf("list: %q", rows)
+		}
+		for i, want := range [][]string{
+			{"alpha", "bigint", "5", "1", "9223372036854775807", "11", "false", "2"},
+			{"app.mid", "bigint", "1", "1", "3", "-", "false", "3"},
+			{"zeta", "bigint", "1", "1", "9223372036854775807", "1", "false", "0", "never"},
+		} {
+			if f := strings.Fields(rows[i+1]); strings.Join(f[:len(want)], " ") != strings.Join(want, " ") {
+				t.Errorf("list row %d: %q, want it to start with %q", i, rows[i+1], want)
+			}
+		}
+		ts.fails(exitUsage, "list", "alpha")
+	})
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// nativeSeq is a sequence of a live PostgreSQL database.
+type nativeSeq struct {
+	Name   string // canonical, as the driver names the counter
+	Schema string
+	Rel    string
+	Spec   seqcache.Spec
+	Pos    seqcache.Position
+}
+
+// ident is the sequence's quoted, schema-qualified name for SQL text.
+func (n nativeSeq) ident() string { return pgx.Identifier{n.Schema, n.Rel}.Sanitize() }
+
+// seqFilter selects sequences by canonical name (any of names, if given) and
+// schema (any of schemas, if given).
+type seqFilter struct {
+	names   map[string]bool
+	schemas map[string]bool
+}
+
+func newSeqFilter(args []string, schemas string) (seqFilter, error) {
+	var f seqFilter
+	for _, a := range args {
+		n, err := nameArg(a)
+		if err != nil {
+			return f, err
+		}
+		if f.names == nil {
+			f.names = map[string]bool{}
+		}
+		f.names[n] = true
+	}
+	for s := range strings.SplitSeq(schemas, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			if f.schemas == nil {
+				f.schemas = map[string]bool{}
+			}
+			f.schemas[s] = true
+		}
+	}
+	return f, nil
+}
+
+func (f seqFilter) match(n nativeSeq) bool {
+	return (f.names == nil || f.names[n.Name]) && (f.schemas == nil || f.schemas[n.Schema])
+}
+
+// connectNative connects to the PostgreSQL database of --from.
+func connectNative(ctx context.Context, from string) (*pgx.Conn, error) {
+	if from == "" {
+		return nil, usagef("no source: pass --from postgres://USER@HOST:PORT/DB")
+	}
+	cfg, err := pgx.ParseConfig(from)
+	if err != nil {
+		return nil, usagef("--from %s: %v", redact(from), err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", redact(from), err)
+	}
+	return conn, nil
+}
+
+// readNative reads the spec and position of every sequence f selects, in
+// schema and name order. Positions come from the sequences themselves, not
+// pg_sequences.last_value, which is NULL both for a sequence not yet called
+// and after setval(s, v, false).
+func readNative(ctx context.Context, conn *pgx.Conn, f seqFilter) ([]nativeSeq, error) {
+	rows, err := conn.Query(ctx, `SELECT schemaname::text, sequencename::text, data_type::text,
+		start_value, min_value, max_value, increment_by, cycle, cache_size
+		FROM pg_catalog.pg_sequences ORDER BY schemaname, sequencename`)
+	if err != nil {
+		return nil, fmt.Errorf("read pg_sequences: %w", err)
+	}
+	var seqs []nativeSeq
+	for rows.Next() {
+		var (
+			n   nativeSeq
+			typ string
+		)
+		if err := rows.Scan(&n.Schema, &n.Rel, &typ, &n.Spec.Start, &n.Spec.Min, &n.Spec.Max,
+			&n.Spec.Increment, &n.Spec.Cycle, &n.Spec.Cache); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read pg_sequences: %w", err)
+		}
+		t, err := seqcache.ParseType(typ)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("sequence %s.%s: data type %q: %w", n.Schema, n.Rel, typ, err)
+		}
+		n.Spec.Type = t
+		n.Name = seqcache.FormatName(n.Schema, n.Rel)
+		if f.match(n) {
+			seqs = append(seqs, n)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read pg_sequences: %w", err)
+	}
+	for i := range seqs {
+		if seqs[i].Pos, err = readPosition(ctx, conn, seqs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return seqs, nil
+}
+
+// readPosition reads a sequence's last_value and is_called. The last value is
+// what the server wrote to disk: with CACHE > 1 it includes values sessions
+// hold in their caches, so it is never behind anything handed out.
+func readPosition(ctx context.Context, conn *pgx.Conn, n nativeSeq) (seqcache.Position, error) {
+	var p seqcache.Position
+	err := conn.QueryRow(ctx, "SELECT last_value, is_called FROM "+n.ident()).Scan(&p.Last, &p.Called)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "42501" {
+		return p, fmt.Errorf("read the position of %s: %w (grant SELECT on the sequence to this user)", n.Name, err)
+	}
+	if err != nil {
+		return p, fmt.Errorf("read the position of %s: %w", n.Name, err)
+	}
+	return p, nil
+}
+
+// rangeStart is the first value of a store counter's range: the lower of its
+// START (which import sets to the first value it hands out) and its next
+// value, or the higher of the two when it counts down. Native sequences must
+// stay below it (above it when descending).
+func rangeStart(info seqcache.Info) int64 {
+	r := info.Spec.Start
+	next, ok := nextValue(info)
+	if !ok {
+		return r
+	}
+	if info.Spec.Descending() {
+		return max(r, next)
+	}
+	return min(r, next)
+}
+
+// beyond reports whether v lies at or past r in the counting direction of s.
+func beyond(s seqcache.Spec, v, r int64) bool {
+	if s.Descending() {
+		return v <= r
+	}
+	return v >= r
+}
+
+// nativeNext is the value a native sequence hands out next, if any.
+func nativeNext(n nativeSeq) (int64, bool) {
+	b, _, err := n.Spec.Reserve(n.Name, n.Pos, 1)
+	return b.First, err == nil
+}
+
+// maxMargin keeps margin+1 from overflowing.
+const maxMargin = math.MaxInt64 / 2

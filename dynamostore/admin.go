@@ -1,0 +1,385 @@
+package dynamostore
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// attrFrom marks an item created by a Rename of the named key until the
+// rename has deleted the old item, so an interrupted rename can be resumed.
+const attrFrom = "from"
+
+// Create implements seqcache.Admin: a PutItem that fails with
+// seqcache.ErrExists if the name is taken. Callers wanting CREATE SEQUENCE IF
+// NOT EXISTS test the error with errors.Is(err, seqcache.ErrExists).
+func (s *Store) Create(ctx context.Context, name string, spec seqcache.Spec, pos seqcache.Position) error {
+	if err := spec.Validate(); err != nil {
+		return err
+	}
+	if _, err := spec.SetVal(name, pos.Last, pos.Called); err != nil {
+		return err
+	}
+	cond := "attribute_not_exists(#name)"
+	_, err := s.api.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                &s.table,
+		Item:                     newItem(s.key(name), rand.Text(), spec, pos),
+		ConditionExpression:      &cond,
+		ExpressionAttributeNames: names(cond),
+	})
+	if conditionFailed(err) {
+		return seqcache.ExistsError(name)
+	}
+	s.forget(name)
+	return s.wrap("create", name, err)
+}
+
+// Describe implements seqcache.Admin with a consistent read.
+func (s *Store) Describe(ctx context.Context, name string) (seqcache.Info, error) {
+	r, err := s.load(ctx, name)
+	if err != nil {
+		return seqcache.Info{}, s.wrap("describe", name, err)
+	}
+	return r.info, nil
+}
+
+// Alter implements seqcache.Admin: [seqcache.Clauses.Alter] on a consistent
+// read, written with a compare-and-set on the version, which it bumps so that
+// every Store's next Reserve re-reads the spec. Unless the clauses restart
+// the sequence, the write also requires the position, which reservations may
+// move meanwhile, to be within the new bounds.
+func (s *Store) Alter(ctx context.Context, name string, c seqcache.Clauses) (seqcache.Info, error) {
+	for attempt := 1; ; attempt++ {
+		r, err := s.load(ctx, name)
+		if err != nil {
+			return seqcache.Info{}, s.wrap("alter", name, err)
+		}
+		spec, pos, err := c.Alter(r.info.Spec, r.info.Position)
+		if err != nil {
+			return seqcache.Info{}, err
+		}
+		values := map[string]types.AttributeValue{
+			":g":     str(r.gen),
+			":v":     num(r.info.Version),
+			":one":   num(1),
+			":type":  str(spec.Type.String()),
+			":inc":   num(spec.Increment),
+			":min":   num(spec.Min),
+			":max":   num(spec.Max),
+			":start": num(spec.Start),
+			":cache": num(spec.Cache),
+			":cycle": boolean(spec.Cycle),
+		}
+		update := "SET #type = :type, #inc = :inc, #min = :min, #max = :max, #start = :start, #cache = :cache, #cycle = :cycle"
+		cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v"
+		if c.Restart || c.RestartAt != nil {
+			update += ", #last = :nl, #called = :nc"
+			values[":nl"], values[":nc"] = num(pos.Last), boolean(pos.Called)
+		} else {
+			cond += " AND #last BETWEEN :min AND :max"
+		}
+		update += " ADD #ver :one"
+		out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                 &s.table,
+			Key:                       keyOf(s.key(name)),
+			UpdateExpression:          &update,
+			ConditionExpression:       &cond,
+			ExpressionAttributeNames:  names(update, cond),
+			ExpressionAttributeValues: values,
+			ReturnValues:              types.ReturnValueAllNew,
+		})
+		s.forget(name)
+		if err == nil {
+			r, err := decode(name, out.Attributes)
+			return r.info, s.wrap("alter", name, err)
+		}
+		if !conditionFailed(err) {
+			return seqcache.Info{}, s.wrap("alter", name, err)
+		}
+		if attempt >= s.opts.MaxAttempts {
+			return seqcache.Info{}, conflictError(name)
+		}
+		if err := s.sleep(ctx, attempt); err != nil {
+			return seqcache.Info{}, s.wrap("alter", name, err)
+		}
+	}
+}
+
+// SetVal implements seqcache.Admin: setval(name, value, isCalled), checked by
+// [seqcache.Spec.SetVal] against the spec read, written conditioned on that
+// spec's version, which it bumps.
+func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled bool) (seqcache.Info, error) {
+	for attempt := 1; ; attempt++ {
+		r, err := s.load(ctx, name)
+		if err != nil {
+			return seqcache.Info{}, s.wrap("setval", name, err)
+		}
+		pos, err := r.info.Spec.SetVal(name, value, isCalled)
+		if err != nil {
+			return seqcache.Info{}, err
+		}
+		update := "SET #last = :nl, #called = :nc ADD #ver :one"
+		cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v"
+		out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                &s.table,
+			Key:                      keyOf(s.key(name)),
+			UpdateExpression:         &update,
+			ConditionExpression:      &cond,
+			ExpressionAttributeNames: names(update, cond),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":nl": num(pos.Last), ":nc": boolean(pos.Called), ":one": num(1), ":g": str(r.gen), ":v": num(r.info.Version),
+			},
+			ReturnValues: types.ReturnValueAllNew,
+		})
+		s.forget(name)
+		if err == nil {
+			r, err := decode(name, out.Attributes)
+			return r.info, s.wrap("setval", name, err)
+		}
+		if !conditionFailed(err) {
+			return seqcache.Info{}, s.wrap("setval", name, err)
+		}
+		if attempt >= s.opts.MaxAttempts {
+			return seqcache.Info{}, conflictError(name)
+		}
+		if err := s.sleep(ctx, attempt); err != nil {
+			return seqcache.Info{}, s.wrap("setval", name, err)
+		}
+	}
+}
+
+// Drop implements seqcache.Admin: a conditional DeleteItem. A Store that had
+// the sequence cached fails its next Reserve with seqcache.ErrNotFound (the
+// fast path requires the item to exist); nothing restarts from zero.
+func (s *Store) Drop(ctx context.Context, name string) error {
+	cond := "attribute_exists(#name) AND attribute_not_exists(#moved)"
+	_, err := s.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                &s.table,
+		Key:                      keyOf(s.key(name)),
+		ConditionExpression:      &cond,
+		ExpressionAttributeNames: names(cond),
+	})
+	s.forget(name)
+	if conditionFailed(err) {
+		return seqcache.NotFoundError(name)
+	}
+	return s.wrap("drop", name, err)
+}
+
+// List implements seqcache.Admin: a consistent, paginated Scan of the items
+// under the store's prefix, sorted by name.
+func (s *Store) List(ctx context.Context) ([]seqcache.Info, error) {
+	in := &dynamodb.ScanInput{TableName: &s.table, ConsistentRead: aws.Bool(true)}
+	if s.opts.Prefix != "" {
+		filter := "begins_with(#name, :p)"
+		in.FilterExpression = &filter
+		in.ExpressionAttributeNames = names(filter)
+		in.ExpressionAttributeValues = map[string]types.AttributeValue{":p": str(s.opts.Prefix)}
+	}
+	var list []seqcache.Info
+	for p := dynamodb.NewScanPaginator(s.api, in); p.HasMorePages(); {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, s.wrap("list", "", err)
+		}
+		for _, item := range page.Items {
+			k, ok := item[attrKey].(*types.AttributeValueMemberS)
+			if !ok {
+				continue
+			}
+			name, ok := s.trimPrefix(k.Value)
+			if !ok {
+				continue
+			}
+			r, err := decode(name, item)
+			if err != nil {
+				return nil, err
+			}
+			if r.moved == "" {
+				list = append(list, r.info)
+			}
+		}
+	}
+	slices.SortFunc(list, func(a, b seqcache.Info) int {
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	return list, nil
+}
+
+// Rename implements seqcache.Admin in three steps, none of which lets a
+// value be handed out twice:
+//
+//  1. fence the old item (a compare-and-set that records the new name and
+//     bumps the version): from then on every Reserve of the old name fails
+//     with seqcache.ErrNotFound, and its position is final;
+//  2. create the new item with the fenced spec, position and counters
+//     (conditional on the name being free; if it is taken, the fence is
+//     lifted and the error is seqcache.ErrExists);
+//  3. delete the old item.
+//
+// Between the steps neither name serves values. If the caller dies or the
+// network fails after step 1, repeating the same Rename completes it.
+func (s *Store) Rename(ctx context.Context, name, newName string) error {
+	if name == newName {
+		return seqcache.ExistsError(newName)
+	}
+	oldKey, newKey := s.key(name), s.key(newName)
+	var fenced map[string]types.AttributeValue
+	for attempt := 1; fenced == nil; attempt++ {
+		item, err := s.getRaw(ctx, oldKey)
+		if err != nil {
+			return s.wrap("rename", name, err)
+		}
+		if item == nil {
+			return seqcache.NotFoundError(name)
+		}
+		r, err := decode(name, item)
+		if err != nil {
+			return err
+		}
+		switch r.moved {
+		case newName: // an interrupted rename: resume it
+			fenced = item
+			continue
+		case "":
+		default:
+			return seqcache.NotFoundError(name)
+		}
+		if other, err := s.getRaw(ctx, newKey); err != nil {
+			return s.wrap("rename", name, err)
+		} else if other != nil {
+			return seqcache.ExistsError(newName)
+		}
+		update := "SET #moved = :to ADD #ver :one"
+		cond := "attribute_exists(#name) AND attribute_not_exists(#moved) AND #gen = :g AND #ver = :v"
+		out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                &s.table,
+			Key:                      keyOf(oldKey),
+			UpdateExpression:         &update,
+			ConditionExpression:      &cond,
+			ExpressionAttributeNames: names(update, cond),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":to": str(newName), ":one": num(1), ":g": str(r.gen), ":v": num(r.info.Version),
+			},
+			ReturnValues: types.ReturnValueAllNew,
+		})
+		s.forget(name)
+		switch {
+		case err == nil:
+			fenced = out.Attributes
+		case !conditionFailed(err):
+			return s.wrap("rename", name, err)
+		case attempt >= s.opts.MaxAttempts:
+			return conflictError(name)
+		default:
+			if err := s.sleep(ctx, attempt); err != nil {
+				return s.wrap("rename", name, err)
+			}
+		}
+	}
+
+	r, err := decode(name, fenced)
+	if err != nil {
+		return err
+	}
+	item := maps.Clone(fenced)
+	delete(item, attrMoved)
+	item[attrKey] = str(newKey)
+	item[attrFrom] = str(oldKey)
+	item[attrVer] = num(r.info.Version + 1)
+	cond := "attribute_not_exists(#name)"
+	_, err = s.api.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                &s.table,
+		Item:                     item,
+		ConditionExpression:      &cond,
+		ExpressionAttributeNames: names(cond),
+	})
+	s.forget(newName)
+	if conditionFailed(err) {
+		// Ours from an earlier, interrupted attempt, or someone else's?
+		other, gerr := s.getRaw(ctx, newKey)
+		if gerr != nil {
+			return s.wrap("rename", name, gerr)
+		}
+		if from, _ := other[attrFrom].(*types.AttributeValueMemberS); from == nil || from.Value != oldKey {
+			if err := s.unfence(ctx, oldKey, newName); err != nil {
+				return s.wrap("rename", name, err)
+			}
+			return seqcache.ExistsError(newName)
+		}
+	} else if err != nil {
+		return s.wrap("rename", name, err)
+	}
+
+	cond = "#moved = :to"
+	_, err = s.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                 &s.table,
+		Key:                       keyOf(oldKey),
+		ConditionExpression:       &cond,
+		ExpressionAttributeNames:  names(cond),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":to": str(newName)},
+	})
+	if err != nil && !conditionFailed(err) { // already deleted by a concurrent resume
+		return s.wrap("rename", name, err)
+	}
+	// The marker has done its job; a failure to remove it is harmless (it
+	// only matters to a resumed rename of the same old item, which is gone).
+	update := "REMOVE #from"
+	cond = "#from = :old"
+	_, _ = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       keyOf(newKey),
+		UpdateExpression:          &update,
+		ConditionExpression:       &cond,
+		ExpressionAttributeNames:  names(update, cond),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":old": str(oldKey)},
+	})
+	return nil
+}
+
+// unfence lifts a Rename's fence; the version bump makes every Store re-read.
+func (s *Store) unfence(ctx context.Context, oldKey, newName string) error {
+	update := "REMOVE #moved ADD #ver :one"
+	cond := "#moved = :to"
+	_, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       keyOf(oldKey),
+		UpdateExpression:          &update,
+		ConditionExpression:       &cond,
+		ExpressionAttributeNames:  names(update, cond),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":to": str(newName), ":one": num(1)},
+	})
+	if conditionFailed(err) {
+		return fmt.Errorf("fence on %q was lifted concurrently: %w", oldKey, err)
+	}
+	return err
+}
+
+func (s *Store) getRaw(ctx context.Context, key string) (map[string]types.AttributeValue, error) {
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      &s.table,
+		Key:            keyOf(key),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.Item) == 0 {
+		return nil, nil
+	}
+	return out.Item, nil
+}

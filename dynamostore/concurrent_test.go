@@ -1,0 +1,224 @@
+package dynamostore_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/seqshim/seqshim/dynamostore"
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// blockLog collects the blocks received and released by several recorders.
+type blockLog struct {
+	mu       sync.Mutex
+	blocks   []seqcache.Block
+	released []seqcache.Block // in the order the store accepted them
+
+	frozen   bool
+	inflight int
+	idle     *sync.Cond // signalled when inflight drops to 0
+}
+
+var errFrozen = errors.New("test: reservations frozen")
+
+// freeze makes every later Reserve fail without reaching the store and waits
+// for those in flight: after it, released values cannot be reserved again,
+// so the blocks logged are final.
+func (l *blockLog) freeze() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.frozen = true
+	if l.idle == nil {
+		l.idle = sync.NewCond(&l.mu)
+	}
+	for l.inflight > 0 {
+		l.idle.Wait()
+	}
+}
+
+// recorder wraps a Store and records every block received and every release.
+type recorder struct {
+	*dynamostore.Store
+	log *blockLog
+}
+
+var _ seqcache.Releaser = recorder{}
+
+// Reserve ignores the caller's cancellation (Cache.Close cancels refills in
+// flight), so that every block the store applies is received and recorded:
+// the test then knows every block exactly.
+func (r recorder) Reserve(ctx context.Context, name string, n int64) (seqcache.Block, error) {
+	l := r.log
+	l.mu.Lock()
+	if l.frozen {
+		l.mu.Unlock()
+		return seqcache.Block{}, errFrozen
+	}
+	l.inflight++
+	l.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	b, err := r.Store.Reserve(ctx, name, n)
+
+	l.mu.Lock()
+	if err == nil {
+		l.blocks = append(l.blocks, b)
+	}
+	if l.inflight--; l.inflight == 0 && l.idle != nil {
+		l.idle.Broadcast()
+	}
+	l.mu.Unlock()
+	return b, err
+}
+
+func (r recorder) Release(ctx context.Context, name string, unused seqcache.Block) (bool, error) {
+	ok, err := r.Store.Release(ctx, name, unused)
+	if ok {
+		r.log.mu.Lock()
+		r.log.released = append(r.log.released, unused)
+		r.log.mu.Unlock()
+	}
+	return ok, err
+}
+
+// TestCachesConcurrent: 8 processes (a Store and a seqcache.Cache each) with
+// 8 goroutines each draw values of one sequence. Every value is distinct, the
+// blocks received tile the sequence from START with no hole, and the final
+// position and counters account for every block and every release.
+func TestCachesConcurrent(t *testing.T) {
+	const (
+		caches     = 8
+		goroutines = 8
+		perG       = 1500
+	)
+	client := testClient(t)
+	table := testTable(t)
+	admin := dynamostore.New(client, table)
+	spec, pos, _ := seqcache.Clauses{Increment: seqcache.Int64(3)}.Create()
+	if err := admin.Create(t.Context(), "s", spec, pos); err != nil {
+		t.Fatal(err)
+	}
+
+	var (
+		log    blockLog
+		values = make([][]int64, caches*goroutines)
+		errs   = make(chan error, caches*goroutines)
+	)
+	cs := make([]*seqcache.Cache, caches)
+	for i := range cs {
+		rec := recorder{Store: dynamostore.New(client, table), log: &log}
+		cs[i] = seqcache.New(rec, func(o *seqcache.Options) {
+			o.MinBlock, o.MaxBlock = 50, 500
+			o.MaxWait = 10 * time.Second
+		})
+	}
+	var wg sync.WaitGroup
+	for i := range caches * goroutines {
+		wg.Go(func() {
+			h := cs[i/goroutines].Handle("s")
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			vs := make([]int64, 0, perG)
+			for range perG {
+				v, err := h.Next(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+				vs = append(vs, v)
+			}
+			values[i] = vs
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("Next: %v", err)
+	}
+	// No reservation after the first release; then close one at a time so
+	// releases happen in a known order.
+	log.freeze()
+	for _, c := range cs {
+		if err := c.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+
+	blocks, released := log.blocks, log.released
+	seen := make(map[int64]bool, caches*goroutines*perG)
+	for _, vs := range values {
+		for _, v := range vs {
+			if seen[v] {
+				t.Fatalf("value %d handed out twice", v)
+			}
+			seen[v] = true
+		}
+	}
+	checkTiling(t, spec, blocks, nil)
+	for v := range seen {
+		if !slices.ContainsFunc(blocks, func(b seqcache.Block) bool { return b.Contains(v) }) {
+			t.Fatalf("value %d is in no block received", v)
+		}
+	}
+
+	// Replay the releases on the position the blocks lead to.
+	var sum int64
+	last := blocks[0].Last()
+	for _, b := range blocks {
+		sum += b.Count
+		last = max(last, b.Last())
+	}
+	want := seqcache.Position{Last: last, Called: true}
+	for _, r := range released {
+		var ok bool
+		if want, ok = spec.Release(want, r); !ok {
+			t.Fatalf("release of %+v accepted by the store, refused by the model at %+v", r, want)
+		}
+	}
+	info, err := admin.Describe(t.Context(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Position != want || info.Reservations != int64(len(blocks)) || info.ValuesReserved != sum {
+		t.Fatalf("final %+v; want position %+v, %d reservations of %d values", info, want, len(blocks), sum)
+	}
+	t.Logf("%d values served from %d blocks (%d values); %d releases; final position %+v",
+		len(seen), len(blocks), sum, len(released), info.Position)
+}
+
+// checkTiling checks that blocks (received) and lost (applied by the store,
+// response lost) are pairwise disjoint and together are exactly the values
+// from spec.Start to the highest one (ascending sequences without CYCLE).
+func checkTiling(t *testing.T, spec seqcache.Spec, blocks, lost []seqcache.Block) {
+	t.Helper()
+	all := append(slices.Clone(blocks), lost...)
+	slices.SortFunc(all, func(a, b seqcache.Block) int { return cmpInt(a.First, b.First) })
+	next := spec.Start
+	for _, b := range all {
+		if b.Count <= 0 || b.Step != spec.Increment {
+			t.Fatalf("malformed block %+v", b)
+		}
+		if b.First != next {
+			if b.First < next {
+				t.Fatalf("block %+v overlaps the values before %d", b, next)
+			}
+			t.Fatalf("values %d..%d are in no block (next block %+v)", next, b.First-spec.Increment, b)
+		}
+		next = b.Last() + spec.Increment
+	}
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,23 @@
+package dynamostore_test
+
+import (
+	"testing"
+
+	"github.com/seqshim/seqshim/dynamostore"
+	"github.com/seqshim/seqshim/internal/storetest"
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// TestContract runs the shared store contract, once without a key prefix and
+// once with one (every subtest on its own Store over one table per variant).
+func TestContract(t *testing.T) {
+	for _, prefix := range []string{"", "svc-a/"} {
+		t.Run("prefix="+prefix, func(t *testing.T) {
+			client := testClient(t)
+			table := testTable(t)
+			storetest.Run(t, func(t *testing.T) seqcache.Store {
+				return dynamostore.New(client, table, func(o *dynamostore.Options) { o.Prefix = prefix })
+			})
+		})
+	}
+}

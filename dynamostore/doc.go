@@ -1,0 +1,104 @@
+// Package dynamostore is a [seqcache.Store] on Amazon DynamoDB: one item per
+// sequence, blocks of values reserved with conditional single-item writes.
+//
+// # Usage
+//
+// Create the table once (seqctl init does this), then open stores on it:
+//
+//	cfg, _ := config.LoadDefaultConfig(ctx)
+//	client := dynamodb.NewFromConfig(cfg)
+//	err := dynamostore.CreateTable(ctx, client, "seqshim") // on-demand, waits until ACTIVE
+//	st := dynamostore.New(client, "seqshim", func(o *dynamostore.Options) { o.Prefix = "billing/" })
+//	cache := seqcache.New(st)
+//
+// or from a store URL, on top of the SDK's default configuration chain
+// (credentials, AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB, shared config files):
+//
+//	st, err := dynamostore.Open(ctx, "dynamodb://seqshim?region=eu-west-1&prefix=billing/")
+//
+// [Policy] prints the least-privilege IAM policy for a table and prefix: a
+// service needs only GetItem and UpdateItem on its own keys.
+//
+// # Item schema
+//
+// The table has a single string partition key, name. Each sequence is one
+// item:
+//
+//	name     S     Options.Prefix + canonical sequence name (see seqcache.ParseName)
+//	type     S     smallint, integer or bigint
+//	inc      N     INCREMENT BY (negative: descending)
+//	min, max N     MINVALUE, MAXVALUE
+//	start    N     START WITH
+//	cache    N     CACHE (kept as a hint)
+//	cycle    BOOL  CYCLE
+//	last     N     position: the last value handed out, or the next one if not called
+//	called   BOOL  position: whether last was handed out (false after create,
+//	               setval(s, v, false), ALTER ... RESTART, or a release)
+//	gen      S     incarnation: random, set by Create, so that a sequence dropped
+//	               and created again is never mistaken for the old one
+//	ver      N     version: 1 at create, bumped by Alter, SetVal and Rename
+//	resv     N     reservations: blocks handed out
+//	nres     N     values in those blocks
+//	lastres  N     Unix milliseconds of the last reservation (absent if none)
+//	moved    S     only while a Rename is in progress: the new name (fenced)
+//	from     S     only while a Rename is in progress: the old key, on the new item
+//
+// Every write names the attributes through #placeholders (several are
+// DynamoDB reserved words) and is conditional; none needs transactions.
+//
+// # Reservations
+//
+// [Store.Reserve] remembers, per sequence, the spec and version of the last
+// response. In the common case it is a single UpdateItem with ReturnValues
+// UPDATED_NEW that adds the block to last (and bumps the counters),
+// conditioned on attribute_exists(name), on gen and ver being the remembered
+// incarnation and version, and on last lying where the whole block fits below MAXVALUE (above
+// MINVALUE); the block is derived from the new last in the response. The
+// distance and the bounds come from [seqcache.Spec.Reserve], which alone does
+// sequence arithmetic. When the condition fails (first use, a spec changed by
+// another process, a sequence about to reach its bound or wrap with CYCLE,
+// a setval or release) or no remembered state applies, it reads the item
+// consistently and either takes the fast path with fresh state or, near a
+// bound, computes the block with seqcache.Spec.Reserve and writes the new
+// position with a compare-and-set on the exact state read (incarnation,
+// version, position and reservation count). Lost races retry with bounded, jittered
+// exponential backoff ([Options.MaxAttempts]) and then fail with
+// seqcache.ErrConflict.
+//
+// # Guarantees
+//
+//   - No value is handed out twice, across any number of processes sharing
+//     the table: every block comes from the response to a conditional write
+//     that succeeded. A request whose response is lost (timeout, reset,
+//     cancellation) may have been applied: its block is a gap, never guessed.
+//     The SDK's own retries are therefore safe: a retried addition reserves a
+//     new block, a retried compare-and-set fails its condition.
+//   - A dropped sequence stays dropped: every write requires the item to
+//     exist, so a process that had it cached gets seqcache.ErrNotFound
+//     ("relation ... does not exist"), never a restart from zero.
+//   - Spec changes ([Store.Alter], [Store.SetVal]) bump the version, so they
+//     take effect at the next reservation of every process.
+//   - [Store.Release] hands an unused tail back only if nobody reserved after
+//     it: the item must be exactly as this Store's last reservation left it
+//     (incarnation, version, reservation count) and seqcache.Spec.Release
+//     must accept the position; a compare-and-set enforces both.
+//   - Errors: *seqcache.Error (with PostgreSQL's SQLSTATE and message) for
+//     definitive answers; SDK and network errors (throttling, timeouts)
+//     wrapped with %w, which seqcache.IsTransient reports as transient.
+//
+// # Caveats
+//
+//   - [Store.Rename] takes three single-item writes (DynamoDB Local and
+//     dynalite lack transactions): fence the old item, create the new one,
+//     delete the old. Between them neither name serves values; if it is
+//     interrupted, repeating the same rename completes it.
+//   - [Store.List] scans the whole table (filtering on the prefix); it is
+//     meant for administration, and its IAM permission cannot be confined to
+//     a prefix.
+//   - One item takes every reservation of its sequence; DynamoDB limits the
+//     write rate of one item (about 1,000 writes per second). A seqcache.Cache
+//     sizes blocks from the observed rate so each process writes about once a
+//     second per sequence.
+//   - Positions are stored as decimal numbers, so a hand-edited item can hold
+//     anything: an item that does not decode is an error, not a guess.
+package dynamostore

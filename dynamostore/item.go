@@ -1,0 +1,205 @@
+package dynamostore
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// Attribute names of a sequence item; see the package documentation. Every
+// expression refers to them as #name placeholders, since several (name, type,
+// min, max, cycle, cache) are DynamoDB reserved words.
+const (
+	attrKey     = "name"    // S: prefix + canonical sequence name (partition key)
+	attrType    = "type"    // S: smallint, integer or bigint
+	attrInc     = "inc"     // N: INCREMENT BY
+	attrMin     = "min"     // N: MINVALUE
+	attrMax     = "max"     // N: MAXVALUE
+	attrStart   = "start"   // N: START WITH
+	attrCache   = "cache"   // N: CACHE (a hint)
+	attrCycle   = "cycle"   // BOOL: CYCLE
+	attrLast    = "last"    // N: position: last value handed out (or next, if not called)
+	attrCalled  = "called"  // BOOL: position: whether last was handed out
+	attrVer     = "ver"     // N: bumped by every spec or position change other than Reserve/Release
+	attrGen     = "gen"     // S: random, set by Create: tells a recreated sequence from the one dropped
+	attrResv    = "resv"    // N: blocks handed out by Reserve
+	attrNres    = "nres"    // N: values in those blocks
+	attrLastRes = "lastres" // N: Unix milliseconds of the last Reserve; absent if never
+	attrMoved   = "moved"   // S: present while a Rename moves the item to this canonical name
+)
+
+// record is a decoded item.
+type record struct {
+	info  seqcache.Info
+	gen   string // incarnation, see attrGen
+	resv  string // the raw reservation counter, compared as is in compare-and-set conditions
+	moved string // non-empty: fenced by a Rename in progress
+}
+
+func num(v int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
+
+func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+func boolean(b bool) types.AttributeValue { return &types.AttributeValueMemberBOOL{Value: b} }
+
+func keyOf(key string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrKey: str(key)}
+}
+
+// newItem is the item of a freshly created sequence.
+func newItem(key, gen string, spec seqcache.Spec, pos seqcache.Position) map[string]types.AttributeValue {
+	item := map[string]types.AttributeValue{
+		attrKey:  str(key),
+		attrGen:  str(gen),
+		attrVer:  num(1),
+		attrResv: num(0),
+		attrNres: num(0),
+	}
+	putSpec(item, spec)
+	putPos(item, pos)
+	return item
+}
+
+func putSpec(m map[string]types.AttributeValue, spec seqcache.Spec) {
+	m[attrType] = str(spec.Type.String())
+	m[attrInc] = num(spec.Increment)
+	m[attrMin] = num(spec.Min)
+	m[attrMax] = num(spec.Max)
+	m[attrStart] = num(spec.Start)
+	m[attrCache] = num(spec.Cache)
+	m[attrCycle] = boolean(spec.Cycle)
+}
+
+func putPos(m map[string]types.AttributeValue, pos seqcache.Position) {
+	m[attrLast] = num(pos.Last)
+	m[attrCalled] = boolean(pos.Called)
+}
+
+var errMalformed = errors.New("dynamostore: malformed sequence item")
+
+// decode reads an item; name is the canonical name (key without prefix).
+func decode(name string, item map[string]types.AttributeValue) (record, error) {
+	d := decoder{item: item}
+	var r record
+	r.info.Name = name
+	typ := d.str(attrType)
+	t, err := seqcache.ParseType(typ)
+	if err != nil {
+		d.fail(attrType)
+	}
+	r.info.Spec = seqcache.Spec{
+		Type:      t,
+		Increment: d.int(attrInc),
+		Min:       d.int(attrMin),
+		Max:       d.int(attrMax),
+		Start:     d.int(attrStart),
+		Cache:     d.int(attrCache),
+		Cycle:     d.bool(attrCycle),
+	}
+	r.info.Position = seqcache.Position{Last: d.int(attrLast), Called: d.bool(attrCalled)}
+	r.info.Version = d.int(attrVer)
+	r.gen = d.str(attrGen)
+	r.resv = d.raw(attrResv)
+	r.info.Reservations = d.counter(attrResv)
+	r.info.ValuesReserved = d.counter(attrNres)
+	if _, ok := item[attrLastRes]; ok {
+		r.info.LastReserved = time.UnixMilli(d.int(attrLastRes)).UTC()
+	}
+	if _, ok := item[attrMoved]; ok {
+		r.moved = d.str(attrMoved)
+	}
+	if d.bad != "" {
+		return record{}, fmt.Errorf("%w %q: attribute %q", errMalformed, name, d.bad)
+	}
+	return r, nil
+}
+
+// decoder notes the first missing or malformed attribute.
+type decoder struct {
+	item map[string]types.AttributeValue
+	bad  string
+}
+
+func (d *decoder) fail(attr string) {
+	if d.bad == "" {
+		d.bad = attr
+	}
+}
+
+func (d *decoder) raw(attr string) string {
+	v, ok := d.item[attr].(*types.AttributeValueMemberN)
+	if !ok {
+		d.fail(attr)
+		return "0"
+	}
+	return v.Value
+}
+
+func (d *decoder) int(attr string) int64 {
+	n, err := strconv.ParseInt(d.raw(attr), 10, 64)
+	if err != nil {
+		d.fail(attr)
+	}
+	return n
+}
+
+// counter saturates rather than failing: burn-rate counters of a very old
+// CYCLE sequence may outgrow int64 (DynamoDB numbers have 38 digits).
+func (d *decoder) counter(attr string) int64 {
+	n, err := strconv.ParseInt(d.raw(attr), 10, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) && n == math.MaxInt64 {
+			return n
+		}
+		d.fail(attr)
+	}
+	return n
+}
+
+func (d *decoder) str(attr string) string {
+	v, ok := d.item[attr].(*types.AttributeValueMemberS)
+	if !ok {
+		d.fail(attr)
+		return ""
+	}
+	return v.Value
+}
+
+func (d *decoder) bool(attr string) bool {
+	v, ok := d.item[attr].(*types.AttributeValueMemberBOOL)
+	if !ok {
+		d.fail(attr)
+		return false
+	}
+	return v.Value
+}
+
+// names returns the ExpressionAttributeNames for the #placeholders used in
+// exprs (each #x stands for attribute x). DynamoDB rejects unused entries, so
+// the map is derived from the expressions themselves.
+func names(exprs ...string) map[string]string {
+	m := make(map[string]string)
+	for _, e := range exprs {
+		for i := 0; i < len(e); i++ {
+			if e[i] != '#' {
+				continue
+			}
+			j := i + 1
+			for j < len(e) && (e[j] >= 'a' && e[j] <= 'z') {
+				j++
+			}
+			m[e[i:j]] = e[i+1 : j]
+			i = j - 1
+		}
+	}
+	return m
+}

@@ -1,0 +1,485 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// API is the part of the DynamoDB client a Store uses; *dynamodb.Client
+// implements it. Tests may substitute a fake.
+type API interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+}
+
+var _ API = (*dynamodb.Client)(nil)
+
+// Options configure a Store. The zero value is usable.
+type Options struct {
+	// Prefix is prepended to every canonical sequence name to form the item
+	// key, so that several services share a table and an IAM policy can
+	// confine each to its own prefix (see [Policy]).
+	Prefix string
+
+	// MaxAttempts bounds the compare-and-set attempts of one operation that
+	// keeps losing races; then it fails with seqcache.ErrConflict. Default 10.
+	MaxAttempts int
+	// Backoff is the first retry delay after a lost race; it doubles up to
+	// MaxBackoff, and each delay is drawn at random below it (full jitter).
+	// Defaults 2ms and 100ms.
+	Backoff, MaxBackoff time.Duration
+
+	// ConfigOptions and ClientOptions are used by [Open] only: they are
+	// passed to config.LoadDefaultConfig and dynamodb.NewFromConfig, after
+	// the settings taken from the URL.
+	ConfigOptions []func(*config.LoadOptions) error
+	ClientOptions []func(*dynamodb.Options)
+}
+
+func (o *Options) setDefaults() {
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 10
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 2 * time.Millisecond
+	}
+	if o.MaxBackoff < o.Backoff {
+		o.MaxBackoff = max(100*time.Millisecond, o.Backoff)
+	}
+}
+
+// Store is a seqcache.Store on one DynamoDB table: one item per sequence. It
+// is safe for concurrent use.
+type Store struct {
+	api   API
+	table string
+	opts  Options
+
+	mu     sync.Mutex
+	known  map[string]entry  // per name: what the last response told about the item
+	issued map[string]issued // per name: the state this Store's last reservation left
+}
+
+// issued identifies the item state right after this Store's last
+// reservation of a sequence: a Release is allowed only from that state (or
+// from the states earlier releases left, which keep it).
+type issued struct {
+	gen  string
+	ver  int64
+	resv string
+}
+
+var (
+	_ seqcache.Store    = (*Store)(nil)
+	_ seqcache.Releaser = (*Store)(nil)
+)
+
+// entry is what a Store remembers of a sequence between reservations, so the
+// common Reserve is a single UpdateItem. It is only a guess: every write is
+// conditioned on ver, and a failed condition drops the entry.
+type entry struct {
+	spec   seqcache.Spec
+	gen    string
+	ver    int64
+	last   int64
+	called bool
+}
+
+// New returns a Store on the table (created by [CreateTable]) through client.
+func New(client API, table string, optFns ...func(*Options)) *Store {
+	var o Options
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	o.setDefaults()
+	return &Store{api: client, table: table, opts: o, known: make(map[string]entry), issued: make(map[string]issued)}
+}
+
+// Table returns the table name.
+func (s *Store) Table() string { return s.table }
+
+// Prefix returns the key prefix.
+func (s *Store) Prefix() string { return s.opts.Prefix }
+
+func (s *Store) key(name string) string { return s.opts.Prefix + name }
+
+func (s *Store) remember(name string, r record) {
+	s.mu.Lock()
+	s.known[name] = entryOf(r)
+	s.mu.Unlock()
+}
+
+func entryOf(r record) entry {
+	return entry{spec: r.info.Spec, gen: r.gen, ver: r.info.Version, last: r.info.Position.Last, called: r.info.Position.Called}
+}
+
+// reserved records a successful reservation: the next Release must find the
+// item as this one left it.
+func (s *Store) reserved(name string, e entry, attrs map[string]types.AttributeValue) {
+	resv, _ := attrs[attrResv].(*types.AttributeValueMemberN)
+	s.mu.Lock()
+	s.known[name] = e
+	if resv != nil {
+		s.issued[name] = issued{gen: e.gen, ver: e.ver, resv: resv.Value}
+	} else {
+		delete(s.issued, name)
+	}
+	s.mu.Unlock()
+}
+
+func (s *Store) forget(name string) {
+	s.mu.Lock()
+	delete(s.known, name)
+	s.mu.Unlock()
+}
+
+func (s *Store) recall(name string) (entry, bool) {
+	s.mu.Lock()
+	e, ok := s.known[name]
+	s.mu.Unlock()
+	return e, ok
+}
+
+// load is a consistent read of the sequence; a missing item, or one fenced by
+// a rename, is seqcache.ErrNotFound.
+func (s *Store) load(ctx context.Context, name string) (record, error) {
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      &s.table,
+		Key:            keyOf(s.key(name)),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return record{}, err
+	}
+	if len(out.Item) == 0 {
+		s.forget(name)
+		return record{}, seqcache.NotFoundError(name)
+	}
+	r, err := decode(name, out.Item)
+	if err != nil {
+		return record{}, err
+	}
+	if r.moved != "" {
+		s.forget(name)
+		return record{}, seqcache.NotFoundError(name)
+	}
+	s.remember(name, r)
+	return r, nil
+}
+
+// Reserve implements seqcache.Reserver.
+//
+// The common case is one UpdateItem that adds the block to the stored
+// position, conditioned on the item existing, on the incarnation and version
+// this Store last saw and on the position leaving room for the whole block. Otherwise
+// (first use, a changed spec, a block that would reach MAXVALUE/MINVALUE or
+// wrap) it reads the item consistently, computes the block with
+// [seqcache.Spec.Reserve] and writes the new position with a compare-and-set.
+// Either way the block is derived from the response to a write that
+// succeeded; a request without a response is a gap.
+func (s *Store) Reserve(ctx context.Context, name string, n int64) (seqcache.Block, error) {
+	if n < 1 {
+		n = 1
+	}
+	for attempt := 1; ; attempt++ {
+		if e, ok := s.recall(name); ok {
+			if p, ok := plan(e.spec, e.called, n); ok && p.covers(e.last) {
+				b, err := s.add(ctx, name, e, p, n)
+				if err == nil || !conditionFailed(err) {
+					return b, s.wrap("reserve", name, err)
+				}
+				// Stale: the spec changed, the position moved near a bound or
+				// was reset, or the item is gone. Read it and decide again.
+				s.forget(name)
+			}
+		}
+		r, err := s.load(ctx, name)
+		if err != nil {
+			return seqcache.Block{}, s.wrap("reserve", name, err)
+		}
+		e := entryOf(r)
+		var b seqcache.Block
+		if p, ok := plan(e.spec, e.called, n); ok && p.covers(e.last) {
+			b, err = s.add(ctx, name, e, p, n)
+		} else {
+			b, err = s.swap(ctx, name, r, n)
+		}
+		if err == nil || !conditionFailed(err) {
+			return b, s.wrap("reserve", name, err)
+		}
+		s.forget(name)
+		if attempt >= s.opts.MaxAttempts {
+			return seqcache.Block{}, conflictError(name)
+		}
+		if err := s.sleep(ctx, attempt); err != nil {
+			return seqcache.Block{}, s.wrap("reserve", name, err)
+		}
+	}
+}
+
+// fastPlan is an atomic addition to the position that hands out exactly n
+// values: the new last is last±d, valid for any stored last in [lo, hi].
+type fastPlan struct {
+	d      uint64
+	lo, hi int64
+}
+
+func (p fastPlan) covers(last int64) bool { return p.lo <= last && last <= p.hi }
+
+// plan works out the fast path for n values from the given called state. It
+// lets seqcache do the arithmetic: a reservation from the lowest position
+// (highest, descending) gives the distance d, which is the same from every
+// position that leaves room for n values; the range of those positions is
+// the bound minus d. ok is false when n values never fit.
+func plan(spec seqcache.Spec, called bool, n int64) (fastPlan, bool) {
+	from := spec.Min
+	if spec.Descending() {
+		from = spec.Max
+	}
+	b, p, err := spec.Reserve("", seqcache.Position{Last: from, Called: called}, n)
+	if err != nil || b.Count != n {
+		return fastPlan{}, false
+	}
+	if spec.Descending() {
+		d := uint64(from) - uint64(p.Last)
+		return fastPlan{d: d, lo: int64(uint64(spec.Min) + d), hi: spec.Max}, true
+	}
+	d := uint64(p.Last) - uint64(from)
+	return fastPlan{d: d, lo: spec.Min, hi: int64(uint64(spec.Max) - d)}, true
+}
+
+// add is the fast path: one conditional UpdateItem moving the position by
+// p.d, the block derived from the new position it returns.
+func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int64) (seqcache.Block, error) {
+	op := "+"
+	if e.spec.Descending() {
+		op = "-"
+	}
+	set := "SET #last = #last " + op + " :d, #lastres = :now"
+	if !e.called {
+		set += ", #called = :t"
+	}
+	update := set + " ADD #resv :one, #nres :cnt"
+	cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v AND #called = :c AND #last BETWEEN :lo AND :hi"
+	values := map[string]types.AttributeValue{
+		":d":   &types.AttributeValueMemberN{Value: strconv.FormatUint(p.d, 10)},
+		":now": num(time.Now().UnixMilli()),
+		":one": num(1),
+		":cnt": num(n),
+		":g":   str(e.gen),
+		":v":   num(e.ver),
+		":c":   boolean(e.called),
+		":lo":  num(p.lo),
+		":hi":  num(p.hi),
+	}
+	if !e.called {
+		values[":t"] = boolean(true)
+	}
+	out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       keyOf(s.key(name)),
+		UpdateExpression:          &update,
+		ConditionExpression:       &cond,
+		ExpressionAttributeNames:  names(update, cond),
+		ExpressionAttributeValues: values,
+		ReturnValues:              types.ReturnValueUpdatedNew,
+	})
+	if err != nil {
+		return seqcache.Block{}, err
+	}
+	last, err := returnedLast(out.Attributes)
+	if err != nil {
+		return seqcache.Block{}, err
+	}
+	old := int64(uint64(last) - p.d)
+	if e.spec.Descending() {
+		old = int64(uint64(last) + p.d)
+	}
+	b, pos, err := e.spec.Reserve(name, seqcache.Position{Last: old, Called: e.called}, n)
+	if err != nil || b.Count != n || pos.Last != last {
+		// The condition guaranteed this; a mismatch means the item was
+		// written by something that does not follow this schema.
+		return seqcache.Block{}, fmt.Errorf("%w %q: position %d after adding %d", errMalformed, name, last, p.d)
+	}
+	e.last, e.called = last, true
+	s.reserved(name, e, out.Attributes)
+	return b, nil
+}
+
+// swap is the slow path: the block computed by seqcache from the position
+// read in r, written with a compare-and-set on that exact state (the
+// reservation counter makes it immune to ABA).
+func (s *Store) swap(ctx context.Context, name string, r record, n int64) (seqcache.Block, error) {
+	b, pos, err := r.info.Spec.Reserve(name, r.info.Position, n)
+	if err != nil {
+		return seqcache.Block{}, err
+	}
+	update := "SET #last = :nl, #called = :t, #lastres = :now ADD #resv :one, #nres :cnt"
+	cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v AND #last = :ol AND #called = :oc AND #resv = :r"
+	out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                &s.table,
+		Key:                      keyOf(s.key(name)),
+		UpdateExpression:         &update,
+		ConditionExpression:      &cond,
+		ExpressionAttributeNames: names(update, cond),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":nl":  num(pos.Last),
+			":t":   boolean(true),
+			":now": num(time.Now().UnixMilli()),
+			":one": num(1),
+			":cnt": num(b.Count),
+			":g":   str(r.gen),
+			":v":   num(r.info.Version),
+			":ol":  num(r.info.Position.Last),
+			":oc":  boolean(r.info.Position.Called),
+			":r":   &types.AttributeValueMemberN{Value: r.resv},
+		},
+		// Only for symmetry with the fast path (and tests that watch the
+		// wire): the block is known already.
+		ReturnValues: types.ReturnValueUpdatedNew,
+	})
+	if err != nil {
+		return seqcache.Block{}, err
+	}
+	if last, err := returnedLast(out.Attributes); err != nil || last != pos.Last {
+		return seqcache.Block{}, fmt.Errorf("%w %q: position after compare-and-set", errMalformed, name)
+	}
+	e := entryOf(r)
+	e.last, e.called = pos.Last, true
+	s.reserved(name, e, out.Attributes)
+	return b, nil
+}
+
+func returnedLast(attrs map[string]types.AttributeValue) (int64, error) {
+	v, ok := attrs[attrLast].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0, fmt.Errorf("%w: no %q in the response", errMalformed, attrLast)
+	}
+	return strconv.ParseInt(v.Value, 10, 64)
+}
+
+// Release implements seqcache.Releaser. The position goes back to the first
+// unused value only if nobody reserved after this Store's last reservation
+// of the sequence: the item must still be as that reservation left it (same
+// incarnation, version and reservation count; releases keep them), and
+// [seqcache.Spec.Release] must accept the position. A compare-and-set on
+// that state enforces it. A Store that has not reserved the sequence refuses.
+func (s *Store) Release(ctx context.Context, name string, unused seqcache.Block) (bool, error) {
+	if unused.Count <= 0 {
+		return false, nil
+	}
+	for attempt := 1; ; attempt++ {
+		r, err := s.load(ctx, name)
+		if err != nil {
+			return false, s.wrap("release", name, err)
+		}
+		s.mu.Lock()
+		iss, ok := s.issued[name]
+		s.mu.Unlock()
+		if !ok || r.gen != iss.gen || r.info.Version != iss.ver || r.resv != iss.resv {
+			return false, nil // reserved since, altered, or dropped and created again
+		}
+		pos, ok := r.info.Spec.Release(r.info.Position, unused)
+		if !ok {
+			return false, nil
+		}
+		update := "SET #last = :nl, #called = :nc"
+		cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v AND #last = :ol AND #called = :oc AND #resv = :r"
+		_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                &s.table,
+			Key:                      keyOf(s.key(name)),
+			UpdateExpression:         &update,
+			ConditionExpression:      &cond,
+			ExpressionAttributeNames: names(update, cond),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":nl": num(pos.Last),
+				":nc": boolean(pos.Called),
+				":g":  str(iss.gen),
+				":v":  num(iss.ver),
+				":ol": num(r.info.Position.Last),
+				":oc": boolean(r.info.Position.Called),
+				":r":  &types.AttributeValueMemberN{Value: iss.resv},
+			},
+		})
+		s.forget(name) // the fast path expects called = true; re-read next time
+		if err == nil {
+			return true, nil
+		}
+		if !conditionFailed(err) {
+			return false, s.wrap("release", name, err)
+		}
+		if attempt >= s.opts.MaxAttempts {
+			return false, conflictError(name)
+		}
+		if err := s.sleep(ctx, attempt); err != nil {
+			return false, s.wrap("release", name, err)
+		}
+	}
+}
+
+// sleep waits a random time below the attempt's backoff ceiling.
+func (s *Store) sleep(ctx context.Context, attempt int) error {
+	ceil := s.opts.Backoff << min(attempt-1, 20)
+	if ceil > s.opts.MaxBackoff || ceil <= 0 {
+		ceil = s.opts.MaxBackoff
+	}
+	t := time.NewTimer(rand.N(ceil) + 1)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// wrap adds context to store and network errors; seqcache errors keep
+// PostgreSQL's exact message and are returned as they are.
+func (s *Store) wrap(op, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *seqcache.Error
+	if errors.As(err, &se) {
+		return err
+	}
+	return fmt.Errorf("dynamostore: %s %s: %w", op, name, err)
+}
+
+func conditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+func conflictError(name string) error {
+	return &seqcache.Error{
+		Code:    seqcache.CodeSerializationFailure,
+		Message: fmt.Sprintf("could not update sequence %q: too many concurrent updates, try again", seqcache.RelName(name)),
+		Kind:    seqcache.ErrConflict,
+	}
+}
+
+// trimPrefix returns the canonical name of a key, false if the key is not
+// under the store's prefix.
+func (s *Store) trimPrefix(key string) (string, bool) {
+	if !strings.HasPrefix(key, s.opts.Prefix) {
+		return "", false
+	}
+	return key[len(s.opts.Prefix):], true
+}
