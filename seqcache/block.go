@@ -124,20 +124,35 @@ func (s Spec) Remaining(pos Position) uint64 {
 // Release returns the position a store should move to when a process hands
 // back unused, the unused tail of the block it was last given, and whether
 // that is allowed: only if nobody reserved after it, that is, pos is still the
-// end of unused (or the start of a later tail already handed back).
+// end of unused (or the start of a later tail already handed back). The new
+// position is the one PostgreSQL would hold had the tail never been reserved:
+// the value before it, called, or the tail's first value, not called, when
+// the tail starts a sequence or a CYCLE lap.
 func (s Spec) Release(pos Position, unused Block) (Position, bool) {
-	if unused.Count <= 0 || unused.Step != s.Increment {
+	if unused.Count <= 0 || unused.Step != s.Increment || unused.First < s.Min || unused.First > s.Max {
 		return pos, false
 	}
 	last := unused.Last()
 	atEnd := pos == Position{Last: last, Called: true}
 	if !atEnd && !pos.Called {
-		// A later tail was handed back first: pos.Last is its first value.
-		next, overflow := addOverflows(last, unused.Step)
-		atEnd = !overflow && pos.Last == next
+		// A later tail was handed back first and left the position at its
+		// first value, not called: the value after last, or the start of
+		// the next lap of a CYCLE sequence.
+		if next, overflow := addOverflows(last, unused.Step); !overflow && next >= s.Min && next <= s.Max {
+			atEnd = pos.Last == next
+		} else if s.Cycle {
+			wrap := s.Min
+			if s.Increment < 0 {
+				wrap = s.Max
+			}
+			atEnd = pos.Last == wrap
+		}
 	}
-	if !atEnd || unused.First < s.Min || unused.First > s.Max {
+	if !atEnd {
 		return pos, false
+	}
+	if prev, overflow := addOverflows(unused.First, -unused.Step); unused.Step != math.MinInt64 && !overflow && prev >= s.Min && prev <= s.Max {
+		return Position{Last: prev, Called: true}, true
 	}
 	return Position{Last: unused.First, Called: false}, true
 }

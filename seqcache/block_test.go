@@ -103,14 +103,14 @@ func TestRelease(t *testing.T) {
 
 	// Release the tail of the last block, then the tail of the one before.
 	p, ok := spec.Release(p2, b2.Tail(4)) // 15..20
-	if !ok || p != (Position{Last: 15}) {
+	if !ok || p != (Position{Last: 14, Called: true}) {
 		t.Fatalf("release tail of b2: %+v %v", p, ok)
 	}
 	if _, ok := spec.Release(p, b1.Tail(5)); ok {
 		t.Fatal("released a block that does not end where the position is")
 	}
 	p, ok = spec.Release(p, Block{First: 11, Step: 1, Count: 4}) // 11..14, contiguous
-	if !ok || p != (Position{Last: 11}) {
+	if !ok || p != (Position{Last: 10, Called: true}) {
 		t.Fatalf("chained release: %+v %v", p, ok)
 	}
 	next, _, _ := spec.Reserve("s", p, 1)
@@ -120,6 +120,28 @@ func TestRelease(t *testing.T) {
 	// Somebody reserved after b1: releasing b1's tail is refused.
 	if _, ok := spec.Release(p2, b1.Tail(5)); ok {
 		t.Fatal("released a tail someone reserved after")
+	}
+	// A whole first block goes back to "not called".
+	if p, ok := spec.Release(p1, b1); !ok || p != spec.Initial() {
+		t.Fatalf("release of the first block: %+v %v", p, ok)
+	}
+}
+
+func TestReleaseAcrossCycle(t *testing.T) {
+	spec := mustSpec(t, Clauses{MaxValue: Int64(2), Cycle: Bool(true)})
+	active, p1, _ := spec.Reserve("s", spec.Initial(), 5) // 1, 2
+	standby, p2, _ := spec.Reserve("s", p1, 5)            // wraps: 1, 2
+	p, ok := spec.Release(p2, standby)
+	if !ok || p != (Position{Last: 1}) {
+		t.Fatalf("release of the wrapped block: %+v %v", p, ok)
+	}
+	// 1 was served from the active block; its tail 2 goes back too.
+	p, ok = spec.Release(p, active.Tail(1))
+	if !ok || p != (Position{Last: 1, Called: true}) {
+		t.Fatalf("release of the tail before the wrap: %+v %v", p, ok)
+	}
+	if b, _, _ := spec.Reserve("s", p, 1); b.First != 2 {
+		t.Fatalf("next value %d, want 2", b.First)
 	}
 }
 

@@ -588,7 +588,6 @@ func (h *Handle) tick(now time.Time) {
 func (h *Handle) change(ctx context.Context, fn func(ctx context.Context) error) error {
 	h.mu.Lock()
 	h.paused++
-	h.invalidateLocked()
 	close(h.notify) // wakes a refill sleeping in backoff
 	h.notify = make(chan struct{})
 	for h.refilling.Load() {
@@ -604,6 +603,12 @@ func (h *Handle) change(ctx context.Context, fn func(ctx context.Context) error)
 	}
 	h.mu.Unlock()
 	defer h.resume()
+	// Hand the unused values back first (to a Releaser store), so that the
+	// store's position is the last value served, as PostgreSQL's is: ALTER
+	// … MAXVALUE below the reserved end succeeds, ALTER … INCREMENT and
+	// RENAME continue without a gap. Values not taken back are a gap.
+	_ = h.releaseAll()
+	h.invalidate()
 	return fn(ctx)
 }
 
