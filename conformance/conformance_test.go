@@ -1,0 +1,267 @@
+package conformance_test
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx": the native target
+
+	"github.com/seqshim/seqshim/conformance"
+	_ "github.com/seqshim/seqshim/driver" // driver "seqshim"
+	"github.com/seqshim/seqshim/dynamostore"
+	"github.com/seqshim/seqshim/internal/testenv"
+)
+
+var update = flag.Bool("update", false, "rewrite the scenarios' expectations with PostgreSQL's transcripts")
+
+const scenarioDir = "testdata/scenarios"
+
+// passed and failed count target × scenario subtests for the summary line.
+var passed, failed atomic.Int64
+
+// TestMain prints the summary line after the tests. go test shows a passing
+// package's output only with -v, so the line is also appended to
+// $SEQSHIM_TEST_TMP/summary.txt, which scripts/test prints at the end.
+func TestMain(m *testing.M) {
+	// dynalite accepts any credentials; the SDK's default chain needs some.
+	if os.Getenv(testenv.EnvDynamoDB) != "" && os.Getenv("AWS_ACCESS_KEY_ID") == "" {
+		os.Setenv("AWS_ACCESS_KEY_ID", "seqshim")
+		os.Setenv("AWS_SECRET_ACCESS_KEY", "seqshim")
+		os.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	}
+	code := m.Run()
+	if p, f := passed.Load(), failed.Load(); p+f > 0 {
+		line := fmt.Sprintf("conformance: %d passed, %d failed", p, f)
+		fmt.Println(line)
+		if dir := os.Getenv("SEQSHIM_TEST_TMP"); dir != "" {
+			if fh, err := os.OpenFile(filepath.Join(dir, "summary.txt"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+				fmt.Fprintln(fh, line)
+				fh.Close()
+			}
+		}
+	}
+	os.Exit(code)
+}
+
+// target is a database/sql target a scenario runs on. dsn gets the URL of
+// the scenario's fresh database and returns the driver name and DSN to open.
+type target struct {
+	name string
+	dsn  func(t *testing.T, env *suiteEnv, dbURL, unique string) (driverName, dsn string)
+}
+
+// suiteEnv is what every subtest shares: the server, and the DynamoDB table.
+type suiteEnv struct {
+	pgURL     string
+	admin     *sql.DB
+	dynamo    string // dynalite endpoint, "" when unavailable
+	table     string // DynamoDB table of this run
+	dynamoErr error  // creating the table failed: the dynamodb target fails, the others run
+}
+
+var targets = []target{
+	{"memory", func(t *testing.T, _ *suiteEnv, dbURL, unique string) (string, string) {
+		return "seqshim", withStore(t, dbURL, "memory:"+unique)
+	}},
+	{"sqlite", func(t *testing.T, _ *suiteEnv, dbURL, _ string) (string, string) {
+		return "seqshim", withStore(t, dbURL, "sqlite:"+filepath.Join(t.TempDir(), "seq.db"))
+	}},
+	{"postgres", func(t *testing.T, _ *suiteEnv, dbURL, _ string) (string, string) {
+		// sqlstore in the scenario's own database, beside its tables.
+		return "seqshim", withStore(t, dbURL, dbURL)
+	}},
+	{"dynamodb", func(t *testing.T, env *suiteEnv, dbURL, unique string) (string, string) {
+		if env.dynamo == "" {
+			testenv.DynamoDB(t) // skips, or fails when required
+		}
+		if env.dynamoErr != nil {
+			t.Fatal(env.dynamoErr)
+		}
+		q := url.Values{"endpoint": {env.dynamo}, "region": {"us-east-1"}, "prefix": {unique + "/"}}
+		return "seqshim", withStore(t, dbURL, "dynamodb://"+env.table+"?"+q.Encode())
+	}},
+}
+
+// withStore adds seqshim.store to a postgres:// URL.
+func withStore(t *testing.T, dbURL, store string) string {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("seqshim.store", store)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func TestConformance(t *testing.T) {
+	scenarios, err := conformance.LoadDir(scenarioDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &suiteEnv{pgURL: testenv.PG(t)}
+	env.admin, err = sql.Open("pgx", env.pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.admin.Close() })
+	if ep := os.Getenv(testenv.EnvDynamoDB); ep != "" {
+		env.dynamo = ep
+		env.table, env.dynamoErr = dynamoTable(t, ep)
+	}
+
+	for _, sc := range scenarios {
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			native, ok := runNative(t, env, sc)
+			if !ok {
+				// The scenario's expectations are not PostgreSQL's: fix
+				// them before comparing seqshim with anything.
+				return
+			}
+			for _, tg := range targets {
+				t.Run(tg.name, func(t *testing.T) {
+					defer count(t)
+					db, unique := freshDB(t, env)
+					name, dsn := tg.dsn(t, env, db, unique)
+					got := run(t, name, dsn, sc)
+					o := conformance.Compare(sc, native, got)
+					if !o.OK() {
+						t.Errorf("%s differs from PostgreSQL:\n%s", tg.name, conformance.Diff(sc, tg.name, o))
+					}
+					if i := o.RejectedAt; i >= 0 {
+						first, _, _ := strings.Cut(got[i], "\n")
+						t.Logf("%s:%d: per-row step answered %q; later steps not compared", sc.Path, sc.Steps[i].Line, first)
+					}
+				})
+			}
+		})
+	}
+}
+
+// runNative runs sc on PostgreSQL through pgx: its transcript is the oracle
+// every target is compared with. The subtest "native" checks it against the
+// file's expectations (or rewrites them with -update); the transcript is
+// taken outside it, so that -run selecting only seqshim targets still has it.
+func runNative(t *testing.T, env *suiteEnv, sc *conformance.Scenario) (conformance.Transcript, bool) {
+	db, _ := freshDB(t, env)
+	tr := run(t, "pgx", db, sc)
+	ok := t.Run("native", func(t *testing.T) {
+		defer count(t)
+		for i := range sc.Steps {
+			if err := conformance.CheckPerRow(&sc.Steps[i], tr[i]); err != nil {
+				t.Errorf("%s:%d: %v", sc.Path, sc.Steps[i].Line, err)
+			}
+		}
+		if *update {
+			if err := os.WriteFile(sc.Path, sc.Rewrite(tr), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		if o := conformance.CompareExact(sc, sc.Expected(), tr); !o.OK() {
+			t.Errorf("PostgreSQL differs from the scenario's expectations (go test -update rewrites them):\n%s",
+				conformance.Diff(sc, "native", o))
+		}
+	})
+	return tr, ok
+}
+
+func count(t *testing.T) {
+	switch {
+	case t.Skipped():
+	case t.Failed():
+		failed.Add(1)
+	default:
+		passed.Add(1)
+	}
+}
+
+func run(t *testing.T, driverName, dsn string, sc *conformance.Scenario) conformance.Transcript {
+	t.Helper()
+	db, err := sql.Open(driverName, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tr, err := conformance.Run(ctx, db, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// freshDB creates an empty database for one scenario on one target, dropped
+// at the end of the test, and returns its URL and a name unique to it.
+func freshDB(t *testing.T, env *suiteEnv) (dbURL, unique string) {
+	t.Helper()
+	unique = "conf_" + randHex(6)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := env.admin.ExecContext(ctx, "CREATE DATABASE "+unique+" STRATEGY FILE_COPY"); err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if _, err := env.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+unique+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop database: %v", err)
+		}
+	})
+	u, err := url.Parse(env.pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + unique
+	return u.String(), unique
+}
+
+// dynamoTable creates the DynamoDB table of this run; each scenario uses its
+// own key prefix in it.
+func dynamoTable(t *testing.T, endpoint string) (string, error) {
+	client := dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider("seqshim", "seqshim", ""),
+	})
+	table := "seqshim-conformance-" + randHex(4)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := dynamostore.CreateTable(ctx, client, table); err != nil {
+		return "", fmt.Errorf("create DynamoDB table: %w", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: &table}); err != nil {
+			t.Logf("delete DynamoDB table %s: %v", table, err)
+		}
+	})
+	return table, nil
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,314 @@
+package conformance_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/seqshim/seqshim/conformance"
+)
+
+func TestScenarioFilesParse(t *testing.T) {
+	scenarios, err := conformance.LoadDir(scenarioDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scenarios) < 40 {
+		t.Errorf("%d scenarios, want at least 40", len(scenarios))
+	}
+	for _, sc := range scenarios {
+		if sc.Title == "" {
+			t.Errorf("%s: no title comment", sc.Path)
+		}
+		for _, st := range sc.Steps {
+			if st.Expect == "" {
+				t.Errorf("%s:%d: no expectation (go test -update fills it in from PostgreSQL)", sc.Path, st.Line)
+			}
+		}
+		// Rewriting with the file's own expectations must give the file back:
+		// -update changes nothing but expectations.
+		data, err := os.ReadFile(sc.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sc.Rewrite(sc.Expected()); string(got) != string(data) {
+			t.Errorf("%s: Rewrite with its own expectations changes the file", sc.Path)
+		}
+	}
+}
+
+// TestScenarioCoverage keeps the suite covering what issue 8 lists: each
+// entry must occur in some scenario's statements or expectations.
+func TestScenarioCoverage(t *testing.T) {
+	scenarios, err := conformance.LoadDir(scenarioDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	var perRow, sessions, prepared, tx, modes, args int
+	for _, sc := range scenarios {
+		for _, st := range sc.Steps {
+			all.WriteString(st.SQL + "\n" + st.Expect + "\n")
+			switch {
+			case st.PerRow:
+				perRow++
+			case st.Session != conformance.DefaultSession:
+				sessions++
+			case st.Verb == conformance.Prepare:
+				prepared++
+			case st.Verb == conformance.Rollback:
+				tx++
+			case st.Mode != "":
+				modes++
+			case st.Args != nil:
+				args++
+			}
+		}
+	}
+	text := all.String()
+	for _, want := range []string{
+		"AS smallint", "AS integer", "AS bigint", "INCREMENT -", "INCREMENT BY", "MINVALUE", "NO MINVALUE",
+		"MAXVALUE", "NO MAXVALUE", "START WITH", "RESTART WITH", "RESTART\n", "CACHE", " CYCLE", "NO CYCLE",
+		"IF NOT EXISTS", "IF EXISTS", "OWNED BY", "OWNED BY NONE", "RENAME TO", "DROP SEQUENCE a, missing, b",
+		"CASCADE", "RESTRICT", "ALTER SEQUENCE s AS",
+		"ERROR 22023: INCREMENT must not be zero", "must be less than MAXVALUE", "cannot be greater than MAXVALUE",
+		"cannot be less than MINVALUE", "ERROR 42P07", "ERROR 42P01: sequence", "ERROR 42P01: relation",
+		"reached maximum value", "reached minimum value", "(32767)", "(2147483647)", "(9223372036854775807)",
+		"(-32768)", "(-2147483648)", "(-9223372036854775808)",
+		"setval('s', 42)", "setval('s', 10, false)", "setval('s', 10, true)", "ERROR 22003",
+		"ERROR 55000: currval", "ERROR 55000: lastval", "DISCARD SEQUENCES", "DISCARD ALL",
+		"nextval('orders_seq')", "nextval('ORDERS_SEQ')", `nextval('"orders_seq"')`, "nextval('public.orders_seq')",
+		"nextval('orders_seq'::regclass)", `"Orders_Seq"`, "pg_catalog.nextval",
+		"'nextval(''s'')'", "$$nextval('s')$$", "/* nextval('s')", "-- nextval('s')",
+		"RETURNING", "VALUES (nextval('s'), 'b'), (nextval('s'), 'c')", "; INSERT",
+		"FROM generate_series(1, 5)", "INSERT INTO dst (id, x) SELECT nextval('s')", "UPDATE t SET id = nextval('s')",
+		"SELECT nextval('s') FROM t",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no scenario contains %q", want)
+		}
+	}
+	for what, n := range map[string]int{"per-row": perRow, "session=b": sessions, "prepare": prepared,
+		"rollback": tx, "mode=": modes, "args": args} {
+		if n == 0 {
+			t.Errorf("no scenario step with %s", what)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	src := `# A title.
+# More text.
+
+exec session=b mode=simple args 5 'o''k' NULL true -3
+INSERT INTO t VALUES ($1, $2, $3, $4, $5)
+
+----
+ok 1
+
+query per-row=id,x
+SELECT nextval('s') AS id, x FROM t
+----
+id INT8 | x INT4
+1 | 1
+2 | 2
+(2 rows)
+
+prepare stmt=p
+SELECT 1
+----
+ok
+
+query stmt=p
+----
+?column? INT4
+1
+(1 row)
+
+begin session=b
+----
+ok
+`
+	sc, err := conformance.Parse("testdata/x.txt", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Name != "x" || sc.Title != "A title." || len(sc.Steps) != 5 {
+		t.Fatalf("Parse = name %q title %q, %d steps; want x, \"A title.\", 5", sc.Name, sc.Title, len(sc.Steps))
+	}
+	want := []conformance.Step{
+		{Line: 4, Verb: conformance.Exec, Session: "b", Mode: "simple", SQL: "INSERT INTO t VALUES ($1, $2, $3, $4, $5)",
+			Args: []any{int64(5), "o'k", nil, true, int64(-3)}, Expect: "ok 1"},
+		{Line: 10, Verb: conformance.Query, Session: "a", SQL: "SELECT nextval('s') AS id, x FROM t",
+			PerRow: true, PerRowCols: []string{"id", "x"}, Expect: "id INT8 | x INT4\n1 | 1\n2 | 2\n(2 rows)"},
+		{Line: 18, Verb: conformance.Prepare, Session: "a", Stmt: "p", SQL: "SELECT 1", Expect: "ok"},
+		{Line: 23, Verb: conformance.Query, Session: "a", Stmt: "p", Expect: "?column? INT4\n1\n(1 row)"},
+		{Line: 29, Verb: conformance.Begin, Session: "b", Expect: "ok"},
+	}
+	for i := range want {
+		got := sc.Steps[i]
+		w := want[i]
+		if got.Line != w.Line || got.Verb != w.Verb || got.Session != w.Session || got.SQL != w.SQL ||
+			got.Stmt != w.Stmt || got.Mode != w.Mode || got.PerRow != w.PerRow || got.Expect != w.Expect ||
+			!reflect.DeepEqual(got.Args, w.Args) || !reflect.DeepEqual(got.PerRowCols, w.PerRowCols) {
+			t.Errorf("step %d = %+v\nwant %+v", i, got, w)
+		}
+	}
+
+	tr := sc.Expected()
+	tr[0] = "ok 2\nand more"
+	out := string(sc.Rewrite(tr))
+	if want := strings.Replace(src, "----\nok 1\n", "----\nok 2\nand more\n", 1); out != want {
+		t.Errorf("Rewrite =\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"unknown verb", "select\nSELECT 1\n----\nok\n", "unknown verb"},
+		{"no separator", "query\nSELECT 1\n", "no ---- line"},
+		{"no steps", "# only a comment\n", "no steps"},
+		{"unknown option", "query bogus\nSELECT 1\n----\n", "unknown option"},
+		{"unknown mode", "query mode=fast\nSELECT 1\n----\n", "unknown mode"},
+		{"bad argument", "query args 1.5\nSELECT $1\n----\n", "want an integer"},
+		{"unterminated quote", "query args 'x\nSELECT $1\n----\n", "unterminated"},
+		{"args without values", "query args\nSELECT 1\n----\n", "args without arguments"},
+		{"sql and stmt", "query stmt=p\nSELECT 1\n----\n", "either a statement or stmt="},
+		{"neither sql nor stmt", "exec\n----\n", "either a statement or stmt="},
+		{"prepare without name", "prepare\nSELECT 1\n----\n", "prepare needs stmt="},
+		{"begin with sql", "begin\nSELECT 1\n----\n", "begin takes only session="},
+		{"mode on prepared", "query stmt=p mode=simple\n----\n", "mode= does not apply"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := conformance.Parse("x.txt", []byte(tc.src))
+			if !errors.Is(err, conformance.ErrSyntax) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Parse error = %v; want ErrSyntax containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCompare(t *testing.T) {
+	sc, err := conformance.Parse("x.txt", []byte(`# per-row rules.
+query
+SELECT nextval('s')
+----
+x
+
+query per-row=id
+SELECT x, nextval('s') AS id FROM t
+----
+x
+
+exec per-row
+UPDATE t SET id = nextval('s')
+----
+x
+
+query
+SELECT currval('s')
+----
+x
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		one       = "nextval INT8\n1\n(1 row)"
+		rows      = "x INT4 | id INT8\n1 | 2\n2 | 3\n(2 rows)"
+		otherRows = "x INT4 | id INT8\n1 | 7\n2 | 9\n(2 rows)"
+		sameValue = "x INT4 | id INT8\n1 | 7\n2 | 7\n(2 rows)"
+		oneRow    = "x INT4 | id INT8\n1 | 7\n(1 row)"
+		rejected  = "ERROR 0A000: nextval is evaluated once per row here"
+		cur       = "currval INT8\n3\n(1 row)"
+	)
+	native := conformance.Transcript{one, rows, "ok 2", cur}
+	for _, tc := range []struct {
+		name       string
+		got        conformance.Transcript
+		mismatches []int // steps
+		rejectedAt int
+	}{
+		{"identical", native, nil, -1},
+		{"plain step differs", conformance.Transcript{"nextval INT8\n5\n(1 row)", rows, "ok 2", cur}, []int{0}, -1},
+		{"plain step 0A000", conformance.Transcript{rejected, rows, "ok 2", cur}, []int{0}, -1},
+		{"last step differs", conformance.Transcript{one, rows, "ok 2", "ERROR 55000: x"}, []int{3}, -1},
+		{"per-row rejected ends comparison", conformance.Transcript{one, rejected, "junk", "junk"}, nil, 1},
+		{"per-row distinct other values", conformance.Transcript{one, otherRows, "junk", "junk"}, nil, 1},
+		{"per-row one value for many rows", conformance.Transcript{one, sameValue, "ok 2", cur}, []int{1}, -1},
+		{"per-row other row count", conformance.Transcript{one, oneRow, "ok 2", cur}, []int{1}, -1},
+		{"per-row other error", conformance.Transcript{one, "ERROR 42P01: nope", "ok 2", cur}, []int{1}, -1},
+		{"per-row exec rejected", conformance.Transcript{one, rows, rejected, "junk"}, nil, 2},
+		{"per-row exec differs", conformance.Transcript{one, rows, "ok 1", cur}, []int{2}, -1},
+		{"short transcript", conformance.Transcript{one}, []int{1, 2, 3}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := conformance.Compare(sc, native, tc.got)
+			var steps []int
+			for _, m := range o.Mismatches {
+				steps = append(steps, m.Step)
+			}
+			if !reflect.DeepEqual(steps, tc.mismatches) || o.RejectedAt != tc.rejectedAt {
+				t.Errorf("Compare: mismatches at %v, rejected at %d; want %v, %d\n%s",
+					steps, o.RejectedAt, tc.mismatches, tc.rejectedAt, conformance.Diff(sc, "got", o))
+			}
+			if o.OK() != (len(tc.mismatches) == 0) {
+				t.Errorf("OK() = %v with %d mismatches", o.OK(), len(o.Mismatches))
+			}
+		})
+	}
+
+	// CompareExact allows nothing: a rejected per-row step is a mismatch.
+	if o := conformance.CompareExact(sc, native, conformance.Transcript{one, rejected, "ok 2", cur}); o.OK() {
+		t.Errorf("CompareExact accepted a 0A000 per-row step")
+	}
+}
+
+func TestCheckPerRow(t *testing.T) {
+	st := conformance.Step{Verb: conformance.Query, PerRow: true}
+	for _, tc := range []struct {
+		out string
+		ok  bool
+	}{
+		{"nextval INT8\n1\n2\n3\n(3 rows)", true},
+		{"nextval INT8\n1\n1\n(2 rows)", false},
+		{"nextval INT8\n1\n(1 row)", false},
+		{"ERROR 2200H: reached", false},
+	} {
+		if err := conformance.CheckPerRow(&st, tc.out); (err == nil) != tc.ok {
+			t.Errorf("CheckPerRow(%q) = %v; want ok %v", tc.out, err, tc.ok)
+		}
+	}
+}
+
+func ExampleParse() {
+	sc, err := conformance.Parse("01_example.txt", []byte(`# Two sessions see their own currval.
+
+exec
+CREATE SEQUENCE s
+----
+ok 0
+
+query session=b args 's'
+SELECT nextval($1)
+----
+nextval INT8
+1
+(1 row)
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(sc.Name+":", sc.Title)
+	for _, st := range sc.Steps {
+		fmt.Printf("line %d: %s on session %s, args %v: %q\n", st.Line, st.Verb, st.Session, st.Args, st.SQL)
+	}
+	// Output:
+	// 01_example: Two sessions see their own currval.
+	// line 3: exec on session a, args []: "CREATE SEQUENCE s"
+	// line 8: query on session b, args [s]: "SELECT nextval($1)"
+}

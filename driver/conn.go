@@ -1,0 +1,230 @@
+package driver
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+
+	"github.com/seqshim/seqshim/rewrite"
+)
+
+// conn wraps one inner connection: one physical database session, which also
+// carries the session's currval and lastval.
+type conn struct {
+	c     *Connector
+	seq   *sharedSeq
+	inner driver.Conn
+	sess  session
+
+	scratch  [4]int64                 // call values of one statement
+	rendered map[*rewrite.Plan]string // texts with bound values, by plan
+
+	// The inner connection's optional interfaces, looked up once.
+	execer    driver.ExecerContext
+	queryer   driver.QueryerContext
+	preparer  driver.ConnPrepareContext
+	beginner  driver.ConnBeginTx
+	pinger    driver.Pinger
+	checker   driver.NamedValueChecker
+	resetter  driver.SessionResetter
+	validator driver.Validator
+
+	ownConnector bool // opened by Driver.Open: Close closes the Connector too
+}
+
+// Compile-time checks: every optional interface pgx's connection implements,
+// plus Validator.
+var (
+	_ driver.Conn                       = (*conn)(nil)
+	_ driver.ConnPrepareContext         = (*conn)(nil)
+	_ driver.ConnBeginTx                = (*conn)(nil)
+	_ driver.ExecerContext              = (*conn)(nil)
+	_ driver.QueryerContext             = (*conn)(nil)
+	_ driver.Pinger                     = (*conn)(nil)
+	_ driver.NamedValueChecker          = (*conn)(nil)
+	_ driver.SessionResetter            = (*conn)(nil)
+	_ driver.Validator                  = (*conn)(nil)
+	_ interface{ Unwrap() driver.Conn } = (*conn)(nil)
+)
+
+func newConn(c *Connector, seq *sharedSeq, inner driver.Conn) *conn {
+	cn := &conn{c: c, seq: seq, inner: inner}
+	cn.execer, _ = inner.(driver.ExecerContext)
+	cn.queryer, _ = inner.(driver.QueryerContext)
+	cn.preparer, _ = inner.(driver.ConnPrepareContext)
+	cn.beginner, _ = inner.(driver.ConnBeginTx)
+	cn.pinger, _ = inner.(driver.Pinger)
+	cn.checker, _ = inner.(driver.NamedValueChecker)
+	cn.resetter, _ = inner.(driver.SessionResetter)
+	cn.validator, _ = inner.(driver.Validator)
+	return cn
+}
+
+// Unwrap returns the inner connection; with pgx, a *stdlib.Conn whose Conn
+// method returns the *pgx.Conn. sql.Conn.Raw hands out the seqshim
+// connection; call Unwrap on it to go further.
+func (c *conn) Unwrap() driver.Conn { return c.inner }
+
+// Prepare is PrepareContext without a context.
+func (c *conn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+// PrepareContext prepares a statement. A statement with nothing to rewrite
+// is the inner driver's statement, returned as it is.
+func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	pl, err := c.c.planner.Plan(query)
+	if err != nil {
+		return nil, c.convertErr(err)
+	}
+	if passThrough(pl) {
+		return c.prepareInner(ctx, query)
+	}
+	return &stmt{c: c, query: query, plan: pl}, nil
+}
+
+func (c *conn) prepareInner(ctx context.Context, query string) (driver.Stmt, error) {
+	if c.preparer != nil {
+		return c.preparer.PrepareContext(ctx, query)
+	}
+	return c.inner.Prepare(query)
+}
+
+// Close closes the inner connection.
+func (c *conn) Close() error {
+	err := c.inner.Close()
+	if c.ownConnector {
+		err = errors.Join(err, c.c.Close())
+	}
+	return err
+}
+
+// Begin is BeginTx with default options.
+func (c *conn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+// BeginTx starts a transaction on the inner connection and returns the inner
+// transaction as it is: sequence values are not transactional, as in
+// PostgreSQL, so there is nothing to do at commit or rollback.
+func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if c.beginner != nil {
+		return c.beginner.BeginTx(ctx, opts)
+	}
+	if opts.Isolation != 0 || opts.ReadOnly {
+		return nil, errors.New("seqshim: inner driver does not support transaction options")
+	}
+	return c.inner.Begin() //nolint:staticcheck // the inner driver has nothing else
+}
+
+// ExecContext executes query. Without a sequence call it goes to the inner
+// connection as it is; otherwise the plan is applied.
+func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	pl, err := c.c.planner.Plan(query)
+	if err != nil {
+		return nil, c.convertErr(err)
+	}
+	if pl.PassThrough() {
+		if c.execer == nil {
+			return nil, driver.ErrSkip // database/sql prepares instead
+		}
+		res, err := c.execer.ExecContext(ctx, query, args)
+		if err == nil && mayDiscard(query) {
+			c.afterPassThrough(query)
+		}
+		return res, err
+	}
+	return c.execPlan(ctx, query, pl, args)
+}
+
+// QueryContext runs query. Without a sequence call it goes to the inner
+// connection, whose rows are returned as they are; a statement made only of
+// sequence calls is answered here without a round trip.
+func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	pl, err := c.c.planner.Plan(query)
+	if err != nil {
+		return nil, c.convertErr(err)
+	}
+	if pl.PassThrough() {
+		if c.queryer == nil {
+			return nil, driver.ErrSkip // database/sql prepares instead
+		}
+		rows, err := c.queryer.QueryContext(ctx, query, args)
+		if err == nil && mayDiscard(query) {
+			c.afterPassThrough(query)
+		}
+		return rows, err
+	}
+	return c.queryPlan(ctx, query, pl, args)
+}
+
+// Ping forwards to the inner connection, if it can ping.
+func (c *conn) Ping(ctx context.Context) error {
+	if c.pinger == nil {
+		return nil
+	}
+	return c.pinger.Ping(ctx)
+}
+
+// CheckNamedValue forwards to the inner connection, so arguments reach it
+// exactly as they would without seqshim (pgx accepts any value, including
+// its own option arguments such as pgx.QueryExecMode).
+func (c *conn) CheckNamedValue(nv *driver.NamedValue) error {
+	if c.checker == nil {
+		return driver.ErrSkip // database/sql's default conversion
+	}
+	return c.checker.CheckNamedValue(nv)
+}
+
+// ResetSession forwards to the inner connection. currval and lastval are
+// kept: they belong to the physical session, which the pool reuses as is.
+func (c *conn) ResetSession(ctx context.Context) error {
+	if c.resetter == nil {
+		return nil
+	}
+	return c.resetter.ResetSession(ctx)
+}
+
+// IsValid forwards to the inner connection, if it can tell.
+func (c *conn) IsValid() bool {
+	if c.validator == nil {
+		return true
+	}
+	return c.validator.IsValid()
+}
+
+// passThrough reports whether the plan leaves the SQL as it is.
+func passThrough(pl *rewrite.Plan) bool {
+	if pl.PassThrough() {
+		return true
+	}
+	for i := range pl.Statements {
+		if pl.Statements[i].Kind != rewrite.PassThrough {
+			return false
+		}
+	}
+	return true
+}
+
+// mayDiscard is the cheap test run after every pass-through statement: does
+// the SQL start with a d (after blanks)? Only then is it parsed for DISCARD.
+func mayDiscard(query string) bool {
+	for i := 0; i < len(query); i++ {
+		switch query[i] {
+		case ' ', '\t', '\n', '\r', '\f', ';':
+			continue
+		case 'd', 'D':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// afterPassThrough clears the session state after DISCARD SEQUENCES or
+// DISCARD ALL succeeded in the database.
+func (c *conn) afterPassThrough(query string) {
+	if isDiscardSequences(query) {
+		c.sess.reset()
+	}
+}

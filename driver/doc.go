@@ -1,0 +1,131 @@
+// Package driver is the seqshim database/sql driver: PostgreSQL sequence
+// calls answered from an in-process block cache backed by a shared store,
+// everything else handed to the real driver (pgx) untouched.
+//
+// # Usage
+//
+// Migrating is a driver-name change and a store:
+//
+//	import _ "github.com/seqshim/seqshim/driver"
+//
+//	db, err := sql.Open("seqshim", "postgres://app@db/app?seqshim.store=sqlite:/var/lib/app/seq.db")
+//
+// The SQL stays as it is: SELECT nextval('orders_seq'), INSERT … VALUES
+// (nextval('orders_seq'), $1), currval, lastval, setval, NEXT VALUE FOR,
+// CREATE/ALTER/DROP SEQUENCE. Keyword/value DSNs work the same way
+// ("host=db dbname=app seqshim.store=memory:"). The seqshim.* parameters are
+// removed before the DSN reaches the inner driver. In a URL DSN, a store URL
+// with its own query must be percent-encoded
+// (seqshim.store=dynamodb%3A%2F%2Fseqs%3Fregion%3Deu-west-1).
+//
+// From Go, [NewConnector] wraps any driver.Connector, for example pgx's, and
+// can take a store directly:
+//
+//	cfg, _ := pgx.ParseConfig(dsn)
+//	c, err := driver.NewConnector(stdlib.GetConnector(*cfg), func(o *driver.Options) {
+//		o.StoreURL = "dynamodb://seqs?region=eu-west-1"
+//	})
+//	db := sql.OpenDB(c)
+//
+// # Configuration
+//
+// Every option is a DSN parameter, an environment variable (the fallback) and
+// a field of [Options] (the default); [Parameters] lists them:
+//
+//	seqshim.store           SEQSHIM_STORE           store URL: memory:, sqlite:PATH, postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P
+//	seqshim.driver          SEQSHIM_DRIVER          inner driver name (default pgx)
+//	seqshim.dialect         SEQSHIM_DIALECT         postgres, mysql or sqlite (default: from the driver name)
+//	seqshim.ddl             SEQSHIM_DDL             sequence DDL to the store (store, default) or to store and database (both)
+//	seqshim.plan_cache      SEQSHIM_PLAN_CACHE      number of SQL texts whose plans are cached
+//	seqshim.buffer          SEQSHIM_BUFFER          refill when fewer than rate × buffer values are cached (seconds or a duration)
+//	seqshim.min_threshold   SEQSHIM_MIN_THRESHOLD   floor of that refill threshold, in values
+//	seqshim.min_block       SEQSHIM_MIN_BLOCK       smallest block asked of the store
+//	seqshim.max_block       SEQSHIM_MAX_BLOCK       largest block asked of the store
+//	seqshim.max_wait        SEQSHIM_MAX_WAIT        how long nextval waits for a refill before failing
+//	seqshim.refill_timeout  SEQSHIM_REFILL_TIMEOUT  timeout of one background store call
+//
+// There is no default store: a connector without one fails its first
+// connection with [ErrNoStore] (sql.Open itself never fails for it).
+//
+// # What happens to a statement
+//
+// Each SQL text is planned once (the plan is cached); a text without any
+// trigger word (next, currval, lastval, setval, sequence) costs one scan and
+// goes to the inner driver as it is, and its rows, result, statement and
+// transaction are the inner driver's own objects.
+//
+//   - Only sequence calls (SELECT nextval('s'), SELECT currval('s') AS id):
+//     answered in process, no round trip; the row has PostgreSQL's column
+//     names and int8 columns ("INT8", scanned as int64).
+//   - Calls inside a statement (INSERT … VALUES (nextval('s'), $1)): the
+//     values are drawn and bound as extra parameters ($2::int8) when the
+//     statement has arguments, so the text stays stable for pgx's statement
+//     cache, or inlined as literals when it has none, so multi-statement
+//     strings keep the simple protocol. pgx's leading option arguments
+//     (pgx.QueryExecMode, pgx.QueryResultFormats, …) are not counted as SQL
+//     parameters. A prepared statement draws fresh values on every execution;
+//     its NumInput does not count the added parameters.
+//   - CREATE, ALTER, DROP SEQUENCE: applied to the store; with
+//     seqshim.ddl=both, then sent to the database too.
+//   - A call PostgreSQL evaluates once per row (INSERT … SELECT nextval(…)
+//     FROM t, UPDATE … SET x = nextval(…)) is rejected with SQLSTATE 0A000,
+//     except SELECT nextval('s') FROM generate_series(1, n), served locally.
+//
+// # Sessions
+//
+// currval and lastval belong to the physical connection (use sql.Conn to
+// pin one), as in PostgreSQL; DISCARD SEQUENCES and DISCARD ALL clear them
+// (and still go to the database). setval, ALTER SEQUENCE, RENAME and DROP
+// run by this process drop its cached values first, so no value of the old
+// state is handed out afterwards.
+//
+// # Reaching pgx
+//
+// sql.Conn.Raw hands out the seqshim connection; its Unwrap method returns
+// the inner one, which for pgx is a *stdlib.Conn:
+//
+//	err := conn.Raw(func(dc any) error {
+//		inner := dc.(interface{ Unwrap() driver.Conn }).Unwrap()
+//		pc := inner.(*stdlib.Conn).Conn() // *pgx.Conn
+//		_, err := pc.CopyFrom(ctx, pgx.Identifier{"t"}, cols, src)
+//		return err
+//	})
+//
+// Statements sent on the *pgx.Conn bypass seqshim.
+//
+// # Guarantees
+//
+//   - Values are unique (the store hands every block out once), increasing
+//     within one process (every sql.DB of a process with the same store URL
+//     shares one cache), and may have gaps: a process that dies loses its
+//     unused block, a rolled-back transaction keeps its values used, as in
+//     PostgreSQL.
+//   - Errors for the postgres dialect are *pgconn.PgError with PostgreSQL's
+//     SQLSTATE and message (2200H, 55000, 22003, 42P01, 42P07, …), the very
+//     type pgx returns; inner driver errors are returned as they are.
+//   - A store failure never becomes driver.ErrBadConn (database/sql would
+//     silently retry the statement), and driver.ErrSkip is returned only
+//     where database/sql allows it.
+//   - sql.DB.Close closes the [Connector], which stops refills and hands
+//     unused values back to the store once the last sql.DB of that store
+//     is closed.
+//
+// # Caveats
+//
+//   - Sequence DDL and setval are not transactional: a rollback does not undo
+//     them (nextval is not transactional in PostgreSQL either). With
+//     seqshim.ddl=both the store and the database are changed one after the
+//     other, not atomically. TEMPORARY sequences are refused.
+//   - A column DEFAULT nextval('s') is evaluated by the database from its own
+//     sequence, not by seqshim: insert the value explicitly instead.
+//   - errors.Is(err, seqcache.ErrLimit) does not apply to the
+//     *pgconn.PgError: test its Code ("2200H"), as with native PostgreSQL.
+//   - DISCARD is recognised at the start of a statement; a DISCARD issued
+//     behind seqshim's back (a pooler's reset query, the raw *pgx.Conn)
+//     leaves seqshim's currval in place.
+//   - Cache tuning (seqshim.buffer, …) is set by the first connector that
+//     opens a store URL in the process; later ones share that cache.
+//   - Statements with sequence calls are rendered per execution rather than
+//     prepared once in the database; pgx's statement cache keeps the
+//     parameterised form prepared.
+package driver

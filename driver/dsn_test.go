@@ -1,0 +1,154 @@
+package driver
+
+import (
+	"errors"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSplitDSN(t *testing.T) {
+	tests := []struct {
+		name, dsn, inner string
+		params           []dsnParam
+	}{
+		{"no params", "postgres://u@h/db?sslmode=disable", "postgres://u@h/db?sslmode=disable", nil},
+		{"url only seqshim", "postgres://u@h/db?seqshim.store=memory:", "postgres://u@h/db", []dsnParam{{"seqshim.store", "memory:"}}},
+		{"url mixed", "postgres://u:p@h:5432/db?sslmode=disable&seqshim.store=sqlite%3A%2Ftmp%2Fs.db&application_name=x&seqshim.ddl=both",
+			"postgres://u:p@h:5432/db?sslmode=disable&application_name=x",
+			[]dsnParam{{"seqshim.store", "sqlite:/tmp/s.db"}, {"seqshim.ddl", "both"}}},
+		{"url escaped dynamodb", "postgres://h/db?seqshim.store=dynamodb%3A%2F%2Ft%3Fregion%3Dus-east-1%26endpoint%3Dhttp%3A%2F%2F127.0.0.1%3A8000",
+			"postgres://h/db", []dsnParam{{"seqshim.store", "dynamodb://t?region=us-east-1&endpoint=http://127.0.0.1:8000"}}},
+		{"url fragment", "postgres://h/db?seqshim.buffer=5#frag", "postgres://h/db#frag", []dsnParam{{"seqshim.buffer", "5"}}},
+		{"sqlite file dsn", "file:test.db?cache=shared&seqshim.store=memory:", "file:test.db?cache=shared", []dsnParam{{"seqshim.store", "memory:"}}},
+		{"mysql dsn", "user:pw@tcp(127.0.0.1:3306)/db?seqshim.driver=mysql&parseTime=true", "user:pw@tcp(127.0.0.1:3306)/db?parseTime=true", []dsnParam{{"seqshim.driver", "mysql"}}},
+		{"keyword", "host=h dbname=db seqshim.store=memory: sslmode=disable", "host=h dbname=db sslmode=disable", []dsnParam{{"seqshim.store", "memory:"}}},
+		{"keyword first", "seqshim.store=memory: host=h", "host=h", []dsnParam{{"seqshim.store", "memory:"}}},
+		{"keyword quoted", `host=h password='a b\'c' seqshim.store = 'sqlite:/tmp/my seq.db' user=u`, `host=h password='a b\'c' user=u`,
+			[]dsnParam{{"seqshim.store", "sqlite:/tmp/my seq.db"}}},
+		{"keyword last", "host=h seqshim.ddl=both", "host=h", []dsnParam{{"seqshim.ddl", "both"}}},
+		{"empty", "", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inner, params, err := splitDSN(tt.dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if inner != tt.inner {
+				t.Errorf("inner DSN = %q, want %q", inner, tt.inner)
+			}
+			if !reflect.DeepEqual(params, tt.params) {
+				t.Errorf("params = %q, want %q", params, tt.params)
+			}
+		})
+	}
+}
+
+func TestSplitDSNErrors(t *testing.T) {
+	for _, dsn := range []string{
+		"host=h seqshim.store='memory:",
+		"host=h seqshim.store",
+		"postgres://h/db?seqshim.store=%zz",
+	} {
+		if _, _, err := splitDSN(dsn); err == nil {
+			t.Errorf("splitDSN(%q) succeeded", dsn)
+		}
+	}
+}
+
+func TestOptionsPrecedence(t *testing.T) {
+	t.Setenv("SEQSHIM_STORE", "memory:env")
+	t.Setenv("SEQSHIM_BUFFER", "2.5")
+	t.Setenv("SEQSHIM_MAX_WAIT", "250ms")
+	t.Setenv("SEQSHIM_DDL", "both")
+	var o Options
+	if err := o.applyEnv(); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.applyDSN([]dsnParam{{"seqshim.store", "memory:dsn"}, {"seqshim.driver", "sqlite"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	want := Options{StoreURL: "memory:dsn", Driver: "sqlite", Dialect: DialectSQLite, DDL: DDLBoth,
+		Buffer: 2500 * time.Millisecond, MaxWait: 250 * time.Millisecond}
+	if !reflect.DeepEqual(o, want) {
+		t.Errorf("options = %+v\nwant %+v", o, want)
+	}
+}
+
+func TestOptionsErrors(t *testing.T) {
+	tests := []struct{ key, value string }{
+		{"seqshim.ddl", "database"},
+		{"seqshim.dialect", "oracle"},
+		{"seqshim.buffer", "soon"},
+		{"seqshim.max_block", "-1"},
+		{"seqshim.nope", "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			var o Options
+			if err := o.applyDSN([]dsnParam{{tt.key, tt.value}}); err == nil {
+				t.Errorf("%s=%s accepted", tt.key, tt.value)
+			}
+		})
+	}
+}
+
+func TestParametersTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range Parameters() {
+		if p.DSN[:len(paramPrefix)] != paramPrefix || p.Env[:8] != "SEQSHIM_" || p.Doc == "" {
+			t.Errorf("malformed parameter %+v", p)
+		}
+		if seen[p.DSN] || seen[p.Env] {
+			t.Errorf("duplicate parameter %+v", p)
+		}
+		seen[p.DSN], seen[p.Env] = true, true
+		if lookupParam(p.DSN) == nil {
+			t.Errorf("%s has no setter", p.DSN)
+		}
+	}
+}
+
+func TestOpenConnectorUnknownDriver(t *testing.T) {
+	_, err := defaultDriver.OpenConnector("seqshim.driver=nosuchdriver seqshim.store=memory:")
+	if err == nil {
+		t.Fatal("unknown inner driver accepted")
+	}
+	_, err = defaultDriver.OpenConnector("postgres://h/db?seqshim.driver=seqshim")
+	if err == nil {
+		t.Fatal("seqshim as its own inner driver accepted")
+	}
+}
+
+func TestNoStoreAtFirstUse(t *testing.T) {
+	t.Setenv("SEQSHIM_STORE", "")
+	c, err := defaultDriver.OpenConnector("postgres://127.0.0.1:1/db")
+	if err != nil {
+		t.Fatalf("OpenConnector without a store: %v (the error belongs to the first use)", err)
+	}
+	defer c.(*Connector).Close()
+	_, err = c.Connect(t.Context())
+	if !errors.Is(err, ErrNoStore) {
+		t.Fatalf("Connect without a store: %v, want ErrNoStore", err)
+	}
+}
+
+// TestDocListsParameters keeps the package documentation's table in step
+// with the options table.
+func TestDocListsParameters(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range Parameters() {
+		if !strings.Contains(string(doc), p.DSN) || !strings.Contains(string(doc), p.Env) {
+			t.Errorf("doc.go does not list %s / %s", p.DSN, p.Env)
+		}
+	}
+}

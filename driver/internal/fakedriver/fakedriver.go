@@ -1,0 +1,298 @@
+// Package fakedriver is an in-memory database/sql driver for seqshim's
+// tests: a connection that implements every optional interface pgx's does
+// (and Validator), answers every query with one row of one int8 column, and
+// records what reached it.
+package fakedriver
+
+import (
+	"context"
+	"database/sql/driver"
+	"io"
+	"reflect"
+	"sync"
+)
+
+// Calls counts the calls that reached a connection, per method.
+type Calls struct {
+	Prepare, Begin, Exec, Query, Ping, Check, Reset, IsValid, Close int
+	StmtExec, StmtQuery, Commit, Rollback                           int
+}
+
+// Recorder is shared by the connections of a Connector: what reached them.
+type Recorder struct {
+	mu      sync.Mutex
+	calls   Calls
+	queries []string // SQL of Exec, Query and Prepare, in order
+	args    [][]driver.NamedValue
+	dsns    []string // DSNs given to Driver.Open and Driver.OpenConnector
+
+	// Record keeps every query and its arguments (off in benchmarks).
+	Record bool
+}
+
+func (r *Recorder) count(f func(*Calls)) {
+	r.mu.Lock()
+	f(&r.calls)
+	r.mu.Unlock()
+}
+
+func (r *Recorder) query(q string, args []driver.NamedValue) {
+	if !r.Record {
+		return
+	}
+	r.mu.Lock()
+	r.queries = append(r.queries, q)
+	r.args = append(r.args, append([]driver.NamedValue(nil), args...))
+	r.mu.Unlock()
+}
+
+// Calls returns the counts so far.
+func (r *Recorder) Calls() Calls {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls
+}
+
+// Queries returns the SQL texts recorded so far.
+func (r *Recorder) Queries() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.queries...)
+}
+
+// DSNs returns the DSNs the driver was opened with.
+func (r *Recorder) DSNs() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.dsns...)
+}
+
+func (r *Recorder) dsn(name string) {
+	r.mu.Lock()
+	r.dsns = append(r.dsns, name)
+	r.mu.Unlock()
+}
+
+// Args returns the arguments recorded with each query.
+func (r *Recorder) Args() [][]driver.NamedValue {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([][]driver.NamedValue(nil), r.args...)
+}
+
+// Connector makes fake connections that report to Rec.
+type Connector struct {
+	Rec Recorder
+	// Last is the connection made last.
+	mu   sync.Mutex
+	last *Conn
+}
+
+var _ driver.Connector = (*Connector)(nil)
+
+// Connect returns a new fake connection.
+func (c *Connector) Connect(context.Context) (driver.Conn, error) {
+	cn := &Conn{rec: &c.Rec}
+	c.mu.Lock()
+	c.last = cn
+	c.mu.Unlock()
+	return cn, nil
+}
+
+// Last returns the connection made last.
+func (c *Connector) Last() *Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
+}
+
+// Driver returns a Driver whose connections report to the same recorder.
+func (c *Connector) Driver() driver.Driver { return Driver{c} }
+
+// Driver opens connections of a Connector.
+type Driver struct{ c *Connector }
+
+var _ driver.DriverContext = Driver{}
+
+// Open returns a new connection.
+func (d Driver) Open(name string) (driver.Conn, error) {
+	d.c.Rec.dsn(name)
+	return d.c.Connect(context.Background())
+}
+
+// OpenConnector returns the Connector.
+func (d Driver) OpenConnector(name string) (driver.Connector, error) {
+	d.c.Rec.dsn(name)
+	return d.c, nil
+}
+
+// Conn is a fake connection.
+type Conn struct {
+	rec *Recorder
+	// LastRows is the Rows returned last, so tests can check identity.
+	LastRows *Rows
+	// LastTx is the Tx returned last.
+	LastTx *Tx
+	// LastStmt is the Stmt returned last.
+	LastStmt *Stmt
+	// LastResult is the Result returned last.
+	LastResult *Result
+}
+
+var (
+	_ driver.Conn               = (*Conn)(nil)
+	_ driver.ConnPrepareContext = (*Conn)(nil)
+	_ driver.ConnBeginTx        = (*Conn)(nil)
+	_ driver.ExecerContext      = (*Conn)(nil)
+	_ driver.QueryerContext     = (*Conn)(nil)
+	_ driver.Pinger             = (*Conn)(nil)
+	_ driver.NamedValueChecker  = (*Conn)(nil)
+	_ driver.SessionResetter    = (*Conn)(nil)
+	_ driver.Validator          = (*Conn)(nil)
+)
+
+func (c *Conn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+func (c *Conn) PrepareContext(_ context.Context, query string) (driver.Stmt, error) {
+	c.rec.count(func(k *Calls) { k.Prepare++ })
+	c.rec.query(query, nil)
+	c.LastStmt = &Stmt{c: c, query: query}
+	return c.LastStmt, nil
+}
+
+func (c *Conn) Close() error {
+	c.rec.count(func(k *Calls) { k.Close++ })
+	return nil
+}
+
+func (c *Conn) Begin() (driver.Tx, error) { return c.BeginTx(context.Background(), driver.TxOptions{}) }
+
+func (c *Conn) BeginTx(context.Context, driver.TxOptions) (driver.Tx, error) {
+	c.rec.count(func(k *Calls) { k.Begin++ })
+	c.LastTx = &Tx{rec: c.rec}
+	return c.LastTx, nil
+}
+
+func (c *Conn) ExecContext(_ context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	c.rec.count(func(k *Calls) { k.Exec++ })
+	c.rec.query(query, args)
+	c.LastResult = &Result{}
+	return c.LastResult, nil
+}
+
+func (c *Conn) QueryContext(_ context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	c.rec.count(func(k *Calls) { k.Query++ })
+	c.rec.query(query, args)
+	c.LastRows = &Rows{}
+	return c.LastRows, nil
+}
+
+func (c *Conn) Ping(context.Context) error {
+	c.rec.count(func(k *Calls) { k.Ping++ })
+	return nil
+}
+
+// CheckNamedValue accepts any value, as pgx's does.
+func (c *Conn) CheckNamedValue(*driver.NamedValue) error {
+	c.rec.count(func(k *Calls) { k.Check++ })
+	return nil
+}
+
+func (c *Conn) ResetSession(context.Context) error {
+	c.rec.count(func(k *Calls) { k.Reset++ })
+	return nil
+}
+
+func (c *Conn) IsValid() bool {
+	c.rec.count(func(k *Calls) { k.IsValid++ })
+	return true
+}
+
+// Stmt is a fake prepared statement.
+type Stmt struct {
+	c     *Conn
+	query string
+}
+
+var (
+	_ driver.StmtExecContext  = (*Stmt)(nil)
+	_ driver.StmtQueryContext = (*Stmt)(nil)
+)
+
+func (s *Stmt) Close() error  { return nil }
+func (s *Stmt) NumInput() int { return -1 }
+
+func (s *Stmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.ExecContext(context.Background(), nil)
+}
+
+func (s *Stmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.QueryContext(context.Background(), nil)
+}
+
+func (s *Stmt) ExecContext(_ context.Context, args []driver.NamedValue) (driver.Result, error) {
+	s.c.rec.count(func(k *Calls) { k.StmtExec++ })
+	s.c.rec.query(s.query, args)
+	return &Result{}, nil
+}
+
+func (s *Stmt) QueryContext(_ context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	s.c.rec.count(func(k *Calls) { k.StmtQuery++ })
+	s.c.rec.query(s.query, args)
+	return &Rows{}, nil
+}
+
+// Tx is a fake transaction.
+type Tx struct{ rec *Recorder }
+
+func (t *Tx) Commit() error {
+	t.rec.count(func(k *Calls) { k.Commit++ })
+	return nil
+}
+
+func (t *Tx) Rollback() error {
+	t.rec.count(func(k *Calls) { k.Rollback++ })
+	return nil
+}
+
+// Result is a fake result: one row affected.
+type Result struct{}
+
+func (*Result) LastInsertId() (int64, error) { return 0, nil }
+func (*Result) RowsAffected() (int64, error) { return 1, nil }
+
+// Rows is one row with one int8 column "fake" holding 1.
+type Rows struct{ done bool }
+
+var (
+	_ driver.RowsColumnTypeDatabaseTypeName = (*Rows)(nil)
+	_ driver.RowsColumnTypeLength           = (*Rows)(nil)
+	_ driver.RowsColumnTypePrecisionScale   = (*Rows)(nil)
+	_ driver.RowsColumnTypeScanType         = (*Rows)(nil)
+	_ driver.RowsColumnTypeNullable         = (*Rows)(nil)
+	_ driver.RowsNextResultSet              = (*Rows)(nil)
+)
+
+var columns = []string{"fake"}
+
+func (r *Rows) Columns() []string { return columns }
+func (r *Rows) Close() error      { return nil }
+
+func (r *Rows) Next(dest []driver.Value) error {
+	if r.done {
+		return io.EOF
+	}
+	r.done = true
+	dest[0] = int64(1)
+	return nil
+}
+
+func (r *Rows) ColumnTypeDatabaseTypeName(int) string             { return "FAKE8" }
+func (r *Rows) ColumnTypeLength(int) (int64, bool)                { return 8, true }
+func (r *Rows) ColumnTypePrecisionScale(int) (int64, int64, bool) { return 19, 0, true }
+func (r *Rows) ColumnTypeScanType(int) reflect.Type               { return reflect.TypeFor[int64]() }
+func (r *Rows) ColumnTypeNullable(int) (bool, bool)               { return false, true }
+func (r *Rows) HasNextResultSet() bool                            { return false }
+func (r *Rows) NextResultSet() error                              { return io.EOF }

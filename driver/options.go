@@ -1,0 +1,258 @@
+package driver
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// DDLMode says where sequence DDL (CREATE, ALTER, DROP SEQUENCE) goes.
+type DDLMode string
+
+const (
+	// DDLStore applies sequence DDL to the store only (the default): the
+	// database never sees the sequence, the store is the one source of values.
+	DDLStore DDLMode = "store"
+	// DDLBoth applies sequence DDL to the store, then sends the statement to
+	// the database too, for tools that expect the sequence in the catalog.
+	// Values still come from the store only: the database's sequence (and a
+	// column DEFAULT nextval(…) using it) counts separately. The two steps
+	// are not atomic.
+	DDLBoth DDLMode = "both"
+)
+
+// Dialects understood by [Options.Dialect].
+const (
+	DialectPostgres = "postgres" // $N parameters, PostgreSQL lexing, *pgconn.PgError errors
+	DialectMySQL    = "mysql"    // ? parameters, MySQL lexing
+	DialectSQLite   = "sqlite"   // ? parameters, SQLite lexing
+)
+
+// Options configure a [Connector]. The zero value plus a store is a working
+// configuration: pgx as the inner driver, the PostgreSQL dialect, DDL to the
+// store only, and the cache's own defaults.
+//
+// With sql.Open, every field also has a DSN parameter (seqshim.NAME) and an
+// environment variable (SEQSHIM_NAME), listed by [Parameters]. A DSN parameter
+// wins over the environment variable, which wins over a value set in Go.
+type Options struct {
+	// Store is the store values come from, used as is: the driver neither
+	// opens nor closes it. A store URL (StoreURL, seqshim.store,
+	// SEQSHIM_STORE) takes precedence.
+	Store seqcache.Store
+	// StoreURL is the store to open: memory:, sqlite:PATH, postgres://…,
+	// dynamodb://TABLE?region=R&endpoint=URL. Every Connector of the process
+	// with the same URL shares one store and one cache.
+	StoreURL string
+
+	// Driver is the registered name of the inner database/sql driver, used by
+	// sql.Open (not by NewConnector, which is given the inner connector).
+	// Default "pgx".
+	Driver string
+	// Dialect is the SQL dialect: DialectPostgres (default, or when Driver
+	// names pgx or postgres), DialectMySQL or DialectSQLite (default when
+	// Driver names mysql or sqlite).
+	Dialect string
+	// DDL is where sequence DDL goes; default DDLStore.
+	DDL DDLMode
+	// PlanCache is the number of distinct SQL texts whose plans are kept
+	// (0: the planner's default).
+	PlanCache int
+
+	// Cache tuning, passed to the seqcache.Cache around the store (0: the
+	// cache's default). A cache is shared per store, so the first Connector
+	// of a store in the process sets these.
+	Buffer        time.Duration // refill when fewer than rate × Buffer values are cached
+	MinThreshold  int64         // floor of that refill threshold
+	MinBlock      int64         // smallest block asked of the store
+	MaxBlock      int64         // largest block asked of the store
+	MaxWait       time.Duration // how long nextval waits for a refill before failing
+	RefillTimeout time.Duration // timeout of one background store call
+}
+
+// Parameter describes one configuration option: its DSN parameter, its
+// environment variable and what it sets. [Parameters] lists them all.
+type Parameter struct {
+	DSN     string // DSN parameter, e.g. "seqshim.store"
+	Env     string // environment variable, e.g. "SEQSHIM_STORE"
+	Default string // default value, as documentation
+	Doc     string // one-line description
+}
+
+// param is a Parameter plus how it sets Options.
+type param struct {
+	Parameter
+	set func(o *Options, v string) error
+}
+
+// paramPrefix starts every seqshim DSN parameter; such parameters are removed
+// before the DSN reaches the inner driver.
+const paramPrefix = "seqshim."
+
+// params is the one table of configuration options: DSN parsing, the
+// environment fallback, [Parameters] and the README all come from it.
+var params = []param{
+	{Parameter{"seqshim.store", "SEQSHIM_STORE", "(none: an error at first use)",
+		"store URL: memory:, sqlite:PATH, postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P"},
+		func(o *Options, v string) error { o.StoreURL = v; return nil }},
+	{Parameter{"seqshim.driver", "SEQSHIM_DRIVER", "pgx",
+		"registered name of the inner database/sql driver"},
+		func(o *Options, v string) error { o.Driver = v; return nil }},
+	{Parameter{"seqshim.dialect", "SEQSHIM_DIALECT", "from the driver name, else postgres",
+		"SQL dialect: postgres, mysql or sqlite"},
+		func(o *Options, v string) error {
+			switch v {
+			case DialectPostgres, DialectMySQL, DialectSQLite:
+				o.Dialect = v
+				return nil
+			}
+			return fmt.Errorf("want postgres, mysql or sqlite, got %q", v)
+		}},
+	{Parameter{"seqshim.ddl", "SEQSHIM_DDL", "store",
+		"where sequence DDL goes: store, or both (store, then database)"},
+		func(o *Options, v string) error {
+			switch DDLMode(v) {
+			case DDLStore, DDLBoth:
+				o.DDL = DDLMode(v)
+				return nil
+			}
+			return fmt.Errorf("want store or both, got %q", v)
+		}},
+	{Parameter{"seqshim.plan_cache", "SEQSHIM_PLAN_CACHE", "4096",
+		"number of distinct SQL texts whose plans are cached"},
+		func(o *Options, v string) error { return setInt(&o.PlanCache, v) }},
+	{Parameter{"seqshim.buffer", "SEQSHIM_BUFFER", "10s",
+		"refill when fewer than rate × buffer values are cached (seconds or a Go duration)"},
+		func(o *Options, v string) error { return setDuration(&o.Buffer, v) }},
+	{Parameter{"seqshim.min_threshold", "SEQSHIM_MIN_THRESHOLD", "50",
+		"floor of the refill threshold, in values"},
+		func(o *Options, v string) error { return setInt64(&o.MinThreshold, v) }},
+	{Parameter{"seqshim.min_block", "SEQSHIM_MIN_BLOCK", "1000",
+		"smallest block of values asked of the store"},
+		func(o *Options, v string) error { return setInt64(&o.MinBlock, v) }},
+	{Parameter{"seqshim.max_block", "SEQSHIM_MAX_BLOCK", "1000000",
+		"largest block of values asked of the store"},
+		func(o *Options, v string) error { return setInt64(&o.MaxBlock, v) }},
+	{Parameter{"seqshim.max_wait", "SEQSHIM_MAX_WAIT", "5s",
+		"how long nextval waits for a refill before failing (seconds or a Go duration)"},
+		func(o *Options, v string) error { return setDuration(&o.MaxWait, v) }},
+	{Parameter{"seqshim.refill_timeout", "SEQSHIM_REFILL_TIMEOUT", "3s",
+		"timeout of one background store call (seconds or a Go duration)"},
+		func(o *Options, v string) error { return setDuration(&o.RefillTimeout, v) }},
+}
+
+// Parameters returns every configuration option with its DSN parameter and
+// environment variable.
+func Parameters() []Parameter {
+	out := make([]Parameter, len(params))
+	for i, p := range params {
+		out[i] = p.Parameter
+	}
+	return out
+}
+
+func lookupParam(dsnName string) *param {
+	for i := range params {
+		if params[i].DSN == dsnName {
+			return &params[i]
+		}
+	}
+	return nil
+}
+
+// applyEnv sets the options given by SEQSHIM_* environment variables.
+func (o *Options) applyEnv() error {
+	for _, p := range params {
+		if v := os.Getenv(p.Env); v != "" {
+			if err := p.set(o, v); err != nil {
+				return fmt.Errorf("seqshim: %s: %w", p.Env, err)
+			}
+		}
+	}
+	return nil
+}
+
+// applyDSN sets the options given as seqshim.* DSN parameters.
+func (o *Options) applyDSN(kv []dsnParam) error {
+	for _, p := range kv {
+		def := lookupParam(p.key)
+		if def == nil {
+			return fmt.Errorf("seqshim: unknown DSN parameter %q", p.key)
+		}
+		if err := def.set(o, p.value); err != nil {
+			return fmt.Errorf("seqshim: %s: %w", p.key, err)
+		}
+	}
+	return nil
+}
+
+// resolve fills in defaults that depend on other fields and checks values
+// set in Go.
+func (o *Options) resolve() error {
+	if o.Driver == "" {
+		o.Driver = "pgx"
+	}
+	if o.Dialect == "" {
+		o.Dialect = dialectOf(o.Driver)
+	}
+	if o.DDL == "" {
+		o.DDL = DDLStore
+	}
+	switch o.Dialect {
+	case DialectPostgres, DialectMySQL, DialectSQLite:
+	default:
+		return fmt.Errorf("seqshim: Options.Dialect: want postgres, mysql or sqlite, got %q", o.Dialect)
+	}
+	if o.DDL != DDLStore && o.DDL != DDLBoth {
+		return fmt.Errorf("seqshim: Options.DDL: want store or both, got %q", o.DDL)
+	}
+	return nil
+}
+
+// dialectOf guesses the dialect from a driver name.
+func dialectOf(driverName string) string {
+	n := strings.ToLower(driverName)
+	switch {
+	case strings.Contains(n, "sqlite"):
+		return DialectSQLite
+	case strings.Contains(n, "mysql"):
+		return DialectMySQL
+	}
+	return DialectPostgres
+}
+
+func setInt(p *int, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a non-negative integer, got %q", v)
+	}
+	*p = n
+	return nil
+}
+
+func setInt64(p *int64, v string) error {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a non-negative integer, got %q", v)
+	}
+	*p = n
+	return nil
+}
+
+// setDuration accepts seconds ("10", "0.5") or a Go duration ("250ms").
+func setDuration(p *time.Duration, v string) error {
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
+		*p = time.Duration(f * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return fmt.Errorf("want seconds or a duration, got %q", v)
+	}
+	*p = d
+	return nil
+}

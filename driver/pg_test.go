@@ -1,0 +1,566 @@
+package driver_test
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	seqdriver "github.com/seqshim/seqshim/driver"
+	"github.com/seqshim/seqshim/dynamostore"
+	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/memstore"
+	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sqlstore"
+)
+
+// uniq returns a name unique to this test run, usable as an SQL identifier.
+func uniq(tb testing.TB, prefix string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return prefix + "_" + hex.EncodeToString(b[:])
+}
+
+// nativeDB opens the test PostgreSQL through pgx directly.
+func nativeDB(tb testing.TB) *sql.DB {
+	tb.Helper()
+	db, err := sql.Open("pgx", testenv.PG(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// storeKinds are the stores the integration tests run with.
+var storeKinds = []struct {
+	name string
+	open func(tb testing.TB) seqcache.Store
+}{
+	{"memory", func(tb testing.TB) seqcache.Store { return memstore.New() }},
+	{"sqlite", func(tb testing.TB) seqcache.Store {
+		st, err := sqlstore.Open(context.Background(), "sqlite:"+filepath.Join(tb.TempDir(), "seq.db"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { st.Close() })
+		return st
+	}},
+	{"dynamodb", func(tb testing.TB) seqcache.Store { return dynamoStore(tb) }},
+}
+
+// dynamoStore returns a store on a fresh dynalite table.
+func dynamoStore(tb testing.TB) seqcache.Store {
+	tb.Helper()
+	endpoint := testenv.DynamoDB(tb)
+	client := dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider("seqshim", "seqshim", ""),
+	})
+	table := uniq(tb, "seqshim-driver")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := dynamostore.CreateTable(ctx, client, table); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: &table})
+	})
+	return dynamostore.New(client, table)
+}
+
+// seqshimDB opens the test PostgreSQL through seqshim's Go API with store st.
+func seqshimDB(tb testing.TB, st seqcache.Store, optFns ...func(*seqdriver.Options)) *sql.DB {
+	tb.Helper()
+	cfg, err := pgx.ParseConfig(testenv.PG(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Setenv("SEQSHIM_STORE", "")
+	c, err := seqdriver.NewConnector(stdlib.GetConnector(*cfg),
+		append([]func(*seqdriver.Options){func(o *seqdriver.Options) { o.Store = st }}, optFns...)...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db := sql.OpenDB(c)
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+func mustExec(tb testing.TB, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, query string, args ...any) {
+	tb.Helper()
+	if _, err := db.ExecContext(context.Background(), query, args...); err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+}
+
+func queryInt64(tb testing.TB, db interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, query string, args ...any) int64 {
+	tb.Helper()
+	var v int64
+	if err := db.QueryRowContext(context.Background(), query, args...).Scan(&v); err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	return v
+}
+
+// TestPGStatementForms runs every statement form through seqshim against
+// PostgreSQL 15, with each store, and checks that all the ids are distinct
+// and increasing in the order they were drawn.
+func TestPGStatementForms(t *testing.T) {
+	native := nativeDB(t)
+	for _, sk := range storeKinds {
+		t.Run(sk.name, func(t *testing.T) {
+			ctx := context.Background()
+			db := seqshimDB(t, sk.open(t))
+			seq, tbl := uniq(t, "s"), uniq(t, "t")
+			mustExec(t, db, "CREATE SEQUENCE "+seq)
+			mustExec(t, native, "CREATE TABLE "+tbl+" (id bigint PRIMARY KEY, v text, n serial)")
+			t.Cleanup(func() { native.Exec("DROP TABLE " + tbl) })
+
+			var drawn []int64 // every value the application saw, in order
+			insert := fmt.Sprintf("INSERT INTO %s (id, v) VALUES (nextval('%s'), $1)", tbl, seq)
+			returning := insert + " RETURNING id"
+
+			drawn = append(drawn, queryInt64(t, db, "SELECT nextval('"+seq+"')"))
+			if got := queryInt64(t, db, "SELECT currval('"+seq+"')"); got != drawn[0] {
+				t.Errorf("currval %d, want %d", got, drawn[0])
+			}
+
+			t.Run("ExecContext", func(t *testing.T) {
+				res, err := db.ExecContext(ctx, insert, "exec")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n, _ := res.RowsAffected(); n != 1 {
+					t.Errorf("RowsAffected %d", n)
+				}
+				drawn = append(drawn, queryInt64(t, db, "SELECT max(id) FROM "+tbl))
+			})
+			t.Run("QueryContext RETURNING", func(t *testing.T) {
+				rows, err := db.QueryContext(ctx, returning, "query")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for rows.Next() {
+					var id int64
+					if err := rows.Scan(&id); err != nil {
+						t.Fatal(err)
+					}
+					drawn = append(drawn, id)
+				}
+				if err := rows.Err(); err != nil {
+					t.Fatal(err)
+				}
+				rows.Close()
+			})
+			t.Run("QueryRowContext RETURNING", func(t *testing.T) {
+				drawn = append(drawn, queryInt64(t, db, returning, "queryrow"))
+			})
+			t.Run("inline without arguments", func(t *testing.T) {
+				drawn = append(drawn, queryInt64(t, db,
+					fmt.Sprintf("INSERT INTO %s (id, v) VALUES (nextval('%s'), 'inline') RETURNING id", tbl, seq)))
+			})
+			t.Run("prepared", func(t *testing.T) {
+				st, err := db.PrepareContext(ctx, returning)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer st.Close()
+				for i := range 3 {
+					var id int64
+					if err := st.QueryRowContext(ctx, fmt.Sprint("prepared", i)).Scan(&id); err != nil {
+						t.Fatal(err)
+					}
+					drawn = append(drawn, id)
+				}
+				lst, err := db.PrepareContext(ctx, "SELECT nextval('"+seq+"')")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer lst.Close()
+				for range 2 {
+					var v int64
+					if err := lst.QueryRowContext(ctx).Scan(&v); err != nil {
+						t.Fatal(err)
+					}
+					drawn = append(drawn, v)
+				}
+			})
+			t.Run("multi-statement", func(t *testing.T) {
+				mustExec(t, db, fmt.Sprintf("INSERT INTO %[1]s (id, v) VALUES (nextval('%[2]s'), 'm1'); INSERT INTO %[1]s (id, v) VALUES (nextval('%[2]s'), 'm2')", tbl, seq))
+				rows, err := db.QueryContext(ctx, "SELECT id FROM "+tbl+" WHERE v IN ('m1', 'm2') ORDER BY n")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer rows.Close()
+				var ids []int64
+				for rows.Next() {
+					var id int64
+					rows.Scan(&id)
+					ids = append(ids, id)
+				}
+				if len(ids) != 2 {
+					t.Fatalf("multi-statement inserted %v", ids)
+				}
+				drawn = append(drawn, ids...)
+			})
+			t.Run("transaction committed", func(t *testing.T) {
+				tx, err := db.BeginTx(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				id := queryInt64(t, tx, returning, "tx")
+				if got := queryInt64(t, tx, "SELECT currval('"+seq+"')"); got != id {
+					t.Errorf("currval in tx %d, want %d", got, id)
+				}
+				if err := tx.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				drawn = append(drawn, id)
+			})
+			t.Run("transaction rolled back", func(t *testing.T) {
+				tx, err := db.BeginTx(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				id := queryInt64(t, tx, returning, "rolled back")
+				if err := tx.Rollback(); err != nil {
+					t.Fatal(err)
+				}
+				var n int
+				native.QueryRow("SELECT count(*) FROM "+tbl+" WHERE id = $1", id).Scan(&n)
+				if n != 0 {
+					t.Error("rolled back row present")
+				}
+				// As in PostgreSQL, the value is not handed out again.
+				drawn = append(drawn, id)
+			})
+			t.Run("QueryExecMode", func(t *testing.T) {
+				for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe,
+					pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol} {
+					t.Run(mode.String(), func(t *testing.T) {
+						drawn = append(drawn, queryInt64(t, db, returning, mode, "mode "+mode.String()))
+						drawn = append(drawn, queryInt64(t, db, "SELECT nextval('"+seq+"')", mode))
+						res, err := db.ExecContext(ctx, insert, mode, "exec mode "+mode.String())
+						if err != nil {
+							t.Fatal(err)
+						}
+						if n, _ := res.RowsAffected(); n != 1 {
+							t.Errorf("RowsAffected %d", n)
+						}
+						drawn = append(drawn, queryInt64(t, db, "SELECT currval('"+seq+"')"))
+					})
+				}
+			})
+
+			if !slices.IsSorted(drawn) || len(slices.Compact(slices.Clone(drawn))) != len(drawn) {
+				t.Errorf("values not distinct and increasing: %v", drawn)
+			}
+			// Every stored id is one the application saw.
+			rows, err := native.Query("SELECT id FROM " + tbl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			stored := 0
+			for rows.Next() {
+				var id int64
+				rows.Scan(&id)
+				if !slices.Contains(drawn, id) {
+					t.Errorf("stored id %d was never returned", id)
+				}
+				stored++
+			}
+			if stored < 20 {
+				t.Errorf("%d rows stored, want 20", stored)
+			}
+		})
+	}
+}
+
+// backends runs a check against native PostgreSQL and through seqshim, with
+// a sequence named seq created in each.
+type backend struct {
+	name string
+	db   *sql.DB
+}
+
+func backends(t *testing.T, seq, options string) []backend {
+	native := nativeDB(t)
+	mustExec(t, native, "CREATE SEQUENCE "+seq+" "+options)
+	t.Cleanup(func() { native.Exec("DROP SEQUENCE IF EXISTS " + seq) })
+	shim := seqshimDB(t, memstore.New())
+	mustExec(t, shim, "CREATE SEQUENCE "+seq+" "+options)
+	return []backend{{"native", native}, {"seqshim", shim}}
+}
+
+// TestPGPerSessionCurrval: two pinned connections each see their own
+// currval, as in PostgreSQL.
+func TestPGPerSessionCurrval(t *testing.T) {
+	seq := uniq(t, "s")
+	results := map[string][]int64{}
+	for _, be := range backends(t, seq, "") {
+		t.Run(be.name, func(t *testing.T) {
+			ctx := context.Background()
+			a, err := be.db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			b, err := be.db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			va := queryInt64(t, a, "SELECT nextval('"+seq+"')")
+			vb := queryInt64(t, b, "SELECT nextval('"+seq+"')")
+			ca := queryInt64(t, a, "SELECT currval('"+seq+"')")
+			cb := queryInt64(t, b, "SELECT lastval()")
+			if ca != va || cb != vb || va == vb {
+				t.Errorf("a: nextval %d currval %d; b: nextval %d lastval %d", va, ca, vb, cb)
+			}
+			mustExec(t, a, "DISCARD SEQUENCES")
+			var pe *pgconn.PgError
+			if err := a.QueryRowContext(ctx, "SELECT currval('"+seq+"')").Scan(new(int64)); !errors.As(err, &pe) || pe.Code != "55000" {
+				t.Errorf("currval after DISCARD SEQUENCES: %v", err)
+			}
+			mustExec(t, b, "DISCARD ALL")
+			// DISCARD ALL also deallocates pgx's cached statements: use the
+			// simple protocol, as pgx users must after it.
+			if err := b.QueryRowContext(ctx, "SELECT lastval()", pgx.QueryExecModeSimpleProtocol).Scan(new(int64)); !errors.As(err, &pe) || pe.Code != "55000" {
+				t.Errorf("lastval after DISCARD ALL: %v", err)
+			}
+			results[be.name] = []int64{va, vb, ca, cb}
+		})
+	}
+	if fmt.Sprint(results["native"]) != fmt.Sprint(results["seqshim"]) {
+		t.Errorf("native %v, seqshim %v", results["native"], results["seqshim"])
+	}
+}
+
+// TestPGErrorsMatchNative compares SQLSTATE and message with PostgreSQL's.
+func TestPGErrorsMatchNative(t *testing.T) {
+	seq := uniq(t, "e")
+	tests := []struct {
+		name  string
+		steps []string // run in order; the last one must fail
+	}{
+		{"missing sequence", []string{"SELECT nextval('" + seq + "_missing')"}},
+		{"currval undefined", []string{"SELECT currval('" + seq + "')"}},
+		{"maxvalue", []string{"SELECT setval('" + seq + "', 3)", "SELECT nextval('" + seq + "')"}},
+		{"setval out of bounds", []string{"SELECT setval('" + seq + "', 4)"}},
+		{"create existing", []string{"CREATE SEQUENCE " + seq}},
+		{"bad option", []string{"CREATE SEQUENCE " + seq + "_bad INCREMENT 0"}},
+	}
+	bes := backends(t, seq, "MAXVALUE 3")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, be := range bes {
+				ctx := context.Background()
+				c, err := be.db.Conn(ctx) // a fresh session each: currval undefined
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, q := range tt.steps {
+					_, err = c.ExecContext(ctx, q)
+					if i < len(tt.steps)-1 && err != nil {
+						t.Fatalf("%s: %s: %v", be.name, q, err)
+					}
+				}
+				c.Raw(func(any) error { return driver.ErrBadConn }) // discard the session
+				c.Close()
+				var pe *pgconn.PgError
+				if !errors.As(err, &pe) {
+					t.Fatalf("%s: %T %v, want *pgconn.PgError", be.name, err, err)
+				}
+				got = append(got, pe.Code+" "+pe.Message)
+			}
+			if got[0] != got[1] {
+				t.Errorf("native:  %s\nseqshim: %s", got[0], got[1])
+			}
+		})
+	}
+}
+
+// TestPGColumnTypes compares a locally answered row with PostgreSQL's.
+func TestPGColumnTypes(t *testing.T) {
+	seq := uniq(t, "c")
+	var got []string
+	for _, be := range backends(t, seq, "") {
+		for _, q := range []string{"SELECT nextval('" + seq + "')", "SELECT nextval('" + seq + "') AS id, currval('" + seq + "')"} {
+			rows, err := be.db.Query(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cts, err := rows.ColumnTypes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var desc []string
+			for _, ct := range cts {
+				_, nullOK := ct.Nullable()
+				desc = append(desc, fmt.Sprintf("%s:%s:%v:%v", ct.Name(), ct.DatabaseTypeName(), ct.ScanType(), nullOK))
+			}
+			rows.Close()
+			got = append(got, strings.Join(desc, ","))
+		}
+	}
+	if len(got) != 4 || got[0] != got[2] || got[1] != got[3] {
+		t.Errorf("column types native %q, seqshim %q", got[:2], got[2:])
+	}
+}
+
+// TestPGRaw reaches *pgx.Conn through sql.Conn.Raw and Unwrap.
+func TestPGRaw(t *testing.T) {
+	db := seqshimDB(t, memstore.New())
+	c, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = c.Raw(func(dc any) error {
+		inner := dc.(interface{ Unwrap() driver.Conn }).Unwrap()
+		pc := inner.(*stdlib.Conn).Conn()
+		var one int
+		return pc.QueryRow(context.Background(), "SELECT 1").Scan(&one)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPGDDLBoth creates the sequence in the store and the database.
+func TestPGDDLBoth(t *testing.T) {
+	native := nativeDB(t)
+	st := memstore.New()
+	db := seqshimDB(t, st, func(o *seqdriver.Options) { o.DDL = seqdriver.DDLBoth })
+	seq := uniq(t, "b")
+	mustExec(t, db, "CREATE SEQUENCE "+seq+" START 5")
+	t.Cleanup(func() { native.Exec("DROP SEQUENCE IF EXISTS " + seq) })
+	if _, err := st.Describe(context.Background(), seq); err != nil {
+		t.Errorf("store: %v", err)
+	}
+	var n int
+	native.QueryRow("SELECT count(*) FROM pg_sequences WHERE sequencename = $1", seq).Scan(&n)
+	if n != 1 {
+		t.Error("sequence not created in the database")
+	}
+	if v := queryInt64(t, db, "SELECT nextval('"+seq+"')"); v != 5 {
+		t.Errorf("first value %d, want 5", v)
+	}
+	mustExec(t, db, "DROP SEQUENCE "+seq)
+	native.QueryRow("SELECT count(*) FROM pg_sequences WHERE sequencename = $1", seq).Scan(&n)
+	if n != 0 {
+		t.Error("sequence not dropped in the database")
+	}
+}
+
+// dynamoURL returns the store URL of a fresh dynalite table; the SDK's
+// default chain gets dummy credentials, which dynalite accepts.
+func dynamoURL(t *testing.T) string {
+	t.Helper()
+	endpoint := testenv.DynamoDB(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", "seqshim")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "seqshim")
+	client := dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider("seqshim", "seqshim", ""),
+	})
+	table := uniq(t, "seqshim-dsn")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := dynamostore.CreateTable(ctx, client, table); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &table}) })
+	return "dynamodb://" + table + "?region=us-east-1&endpoint=" + endpoint
+}
+
+// TestPGOpenDSN opens seqshim by name with the store in the DSN, for each
+// kind of store URL.
+func TestPGOpenDSN(t *testing.T) {
+	pg := testenv.PG(t)
+	native := nativeDB(t)
+	tests := []struct {
+		name  string
+		store func(t *testing.T) string
+	}{
+		{"memory", func(t *testing.T) string { return "memory:" + uniq(t, "dsn") }},
+		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "seq.db") }},
+		{"postgres", func(t *testing.T) string {
+			table := uniq(t, "seqshim_store")
+			t.Cleanup(func() { native.Exec("DROP TABLE IF EXISTS " + table) })
+			sep := "?"
+			if strings.Contains(pg, "?") {
+				sep = "&"
+			}
+			return pg + sep + "table=" + table
+		}},
+		{"dynamodb", dynamoURL},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("SEQSHIM_STORE", "")
+			sep := "?"
+			if strings.Contains(pg, "?") {
+				sep = "&"
+			}
+			storeURL := tt.store(t)
+			db, err := sql.Open("seqshim", pg+sep+"seqshim.store="+url.QueryEscape(storeURL))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			seq, tbl := uniq(t, "s"), uniq(t, "t")
+			mustExec(t, db, "CREATE SEQUENCE "+seq+" START 42")
+			mustExec(t, native, "CREATE TABLE "+tbl+" (id bigint PRIMARY KEY, v text)")
+			t.Cleanup(func() { native.Exec("DROP TABLE " + tbl) })
+			if v := queryInt64(t, db, "SELECT nextval('"+seq+"')"); v != 42 {
+				t.Errorf("first value %d, want 42", v)
+			}
+			if v := queryInt64(t, db, "INSERT INTO "+tbl+" VALUES (nextval('"+seq+"'), $1) RETURNING id", "x"); v != 43 {
+				t.Errorf("inserted id %d, want 43", v)
+			}
+		})
+	}
+}
+
+// TestPGEnvStore: without seqshim.store, SEQSHIM_STORE is the store.
+func TestPGEnvStore(t *testing.T) {
+	t.Setenv("SEQSHIM_STORE", "memory:"+uniq(t, "env"))
+	db, err := sql.Open("seqshim", testenv.PG(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	seq := uniq(t, "s")
+	mustExec(t, db, "CREATE SEQUENCE "+seq)
+	if v := queryInt64(t, db, "SELECT nextval('"+seq+"')"); v != 1 {
+		t.Errorf("first value %d", v)
+	}
+}

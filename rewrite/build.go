@@ -1,0 +1,567 @@
+package rewrite
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// build plans sql from scratch.
+func build(d Dialect, sql string) *Plan {
+	if strings.IndexByte(sql, 0) >= 0 {
+		// No database accepts a NUL byte in SQL text, and lexers disagree
+		// on what it separates: leave the error to the database.
+		return passThroughPlan
+	}
+	l := lex(d, sql)
+	if l.open {
+		// The database rejects the whole string; nothing must run first.
+		return passThroughPlan
+	}
+	p := &Plan{NumParams: l.params}
+	calls := 0
+	for _, r := range split(l) {
+		st := analyze(l, r)
+		st.dialect, st.params = d, l.params
+		if st.Kind == Rewrite {
+			st.firstParam = l.params + 1 + calls
+			calls += len(st.Calls)
+		}
+		if st.Kind == Reject && p.Err == nil {
+			p.Err = st.Err
+		}
+		p.Statements = append(p.Statements, st)
+	}
+	for i := range p.Statements {
+		if p.Statements[i].Kind != PassThrough {
+			return p
+		}
+	}
+	return passThroughPlan
+}
+
+// span is one statement: tokens [a, b) and text [start, end), terminated
+// by a ';' or not.
+type span struct {
+	a, b       int
+	start, end int
+	terminated bool
+}
+
+// split cuts the token stream at ';', except inside the BEGIN … END body of
+// a CREATE statement (SQL-standard function bodies, triggers, procedures).
+// Spans without tokens (white space, comments) are dropped.
+func split(l *lexer) []span {
+	var out []span
+	a, start, depth := 0, 0, 0
+	creating := false
+	for i := 0; i < len(l.toks); i++ {
+		t := l.toks[i]
+		if i == a {
+			creating = l.is(t, "create")
+		}
+		if creating && t.kind == tIdent {
+			switch {
+			case l.is(t, "begin") && (l.d != Postgres || i+1 < len(l.toks) && l.is(l.toks[i+1], "atomic")):
+				depth++
+			case l.is(t, "case") && depth > 0:
+				depth++
+			case l.is(t, "end") && depth > 0:
+				if i+1 < len(l.toks) {
+					n := l.toks[i+1]
+					if l.is(n, "if") || l.is(n, "loop") || l.is(n, "while") || l.is(n, "repeat") {
+						i++ // closes an opener that was not counted
+						continue
+					}
+					if l.is(n, "case") {
+						i++ // END CASE: do not count this CASE as an opener
+					}
+				}
+				depth--
+			}
+		}
+		if depth == 0 && l.punct(t, ';') {
+			if i > a {
+				out = append(out, span{a: a, b: i, start: start, end: t.start, terminated: true})
+			}
+			a, start = i+1, t.end
+		}
+	}
+	if len(l.toks) > a {
+		out = append(out, span{a: a, b: len(l.toks), start: start, end: len(l.s)})
+	}
+	return out
+}
+
+// stmt is the analysis state of one statement.
+type stmt struct {
+	l      *lexer
+	sp     span
+	toks   []token
+	match  []int // for a '(' token, the index of its ')' (len(toks) if none)
+	group  []int // innermost parenthesised group of each token; 0 is the top
+	grps   []grp
+	found  []found
+	ddlPos int // token after SEQUENCE in sequence DDL
+}
+
+type grp struct {
+	parent      int
+	open, close int // token indexes of '(' and ')'; -1 and len(toks) for the top
+}
+
+// found is a recognised call site.
+type found struct {
+	call   Call
+	ts, te int    // tokens [ts, te)
+	column string // PostgreSQL's column name for it
+	err    error  // the call is recognised but cannot be served (0A000)
+}
+
+func (s *stmt) tok(i int) token {
+	if i < 0 || i >= len(s.toks) {
+		return token{}
+	}
+	return s.toks[i]
+}
+
+func (s *stmt) is(i int, w string) bool { return s.l.is(s.tok(i), w) }
+func (s *stmt) punct(i int, c byte) bool {
+	return i >= 0 && i < len(s.toks) && s.l.punct(s.toks[i], c)
+}
+func (s *stmt) text(i int) string { return s.l.text(s.toks[i]) }
+
+// src returns the source text of tokens [a, b).
+func (s *stmt) src(a, b int) string {
+	if b <= a {
+		return ""
+	}
+	return s.l.s[s.toks[a].start:s.toks[b-1].end]
+}
+
+func (s *stmt) structure() {
+	n := len(s.toks)
+	s.match = make([]int, n)
+	s.group = make([]int, n)
+	s.grps = append(s.grps[:0], grp{parent: -1, open: -1, close: n})
+	cur := 0
+	for i := range s.toks {
+		s.group[i] = cur
+		switch {
+		case s.punct(i, '('):
+			s.grps = append(s.grps, grp{parent: cur, open: i, close: n})
+			s.match[i] = n
+			cur = len(s.grps) - 1
+		case s.punct(i, ')') && cur != 0:
+			g := &s.grps[cur]
+			g.close = i
+			s.match[g.open] = i
+			cur = g.parent
+			s.group[i] = cur
+		}
+	}
+}
+
+// analyze plans one statement.
+func analyze(l *lexer, sp span) Statement {
+	s := &stmt{l: l, sp: sp, toks: l.toks[sp.a:sp.b]}
+	st := Statement{Kind: PassThrough, Text: l.s[sp.start:sp.end]}
+	if ddl, ok := s.sequenceDDL(); ok {
+		st.Kind = SequenceDDL
+		st.DDL, st.Err = s.parseDDL(ddl)
+		if st.Err != nil {
+			st.Kind, st.DDL = Reject, nil
+		}
+		return st
+	}
+	s.structure()
+	s.findCalls()
+	if len(s.found) == 0 {
+		return st
+	}
+	verb, vi := s.verb()
+	switch verb {
+	case "create", "alter", "drop", "comment", "grant", "revoke":
+		// Definitions (DEFAULT nextval('s'), views, functions) are evaluated
+		// later by the database itself: not ours to change.
+		return st
+	case "select", "values", "with", "table", "insert", "replace", "call", "set", "do":
+	case "update", "delete", "merge":
+		st.Kind, st.Err = Reject, unsupported(
+			"%s in %s is evaluated once per row, but seqshim serves one value per call site: "+
+				"get the values first (one per row, e.g. SELECT nextval('s') FROM generate_series(1, n)) and pass them as parameters",
+			s.src(s.found[0].ts, s.found[0].te), strings.ToUpper(verb))
+		return st
+	default:
+		st.Kind, st.Err = Reject, unsupported(
+			"sequence calls are not supported in %s statements: %s is served by seqshim, not by the database; run the statement without it",
+			strings.ToUpper(s.text(vi)), s.src(s.found[0].ts, s.found[0].te))
+		return st
+	}
+	for _, f := range s.found {
+		if f.err != nil {
+			st.Kind, st.Err = Reject, f.err
+			return st
+		}
+	}
+	calls := make([]Call, len(s.found))
+	for i, f := range s.found {
+		calls[i] = f.call
+	}
+	st.Calls = calls
+	if cols, series, ok := s.local(); ok {
+		st.Kind, st.Columns, st.Series = Local, cols, series
+		return st
+	}
+	for _, f := range s.found {
+		if why := s.perRow(f.ts); why != "" {
+			st.Kind, st.Calls, st.Err = Reject, nil, unsupported(
+				"%s is evaluated once per row %s, but seqshim serves one value per call site: "+
+					"get the values first (one per row, e.g. SELECT nextval('s') FROM generate_series(1, n)) and pass them as parameters",
+				s.src(f.ts, f.te), why)
+			return st
+		}
+	}
+	if l.d == MySQL {
+		if why := mysqlPerRow(st.Text); why != "" {
+			st.Kind, st.Calls, st.Err = Reject, nil, unsupported(
+				"%s is evaluated once per row %s, but seqshim serves one value per call site: "+
+					"get the values first (one per row) and pass them as parameters",
+				s.src(s.found[0].ts, s.found[0].te), why)
+			return st
+		}
+	}
+	st.Kind = Rewrite
+	s.aliases(st.Calls)
+	return st
+}
+
+// verb returns the statement's first keyword (lower case), looking inside
+// leading parentheses, and its token index.
+func (s *stmt) verb() (string, int) {
+	for i := range s.toks {
+		if s.punct(i, '(') {
+			continue
+		}
+		if s.toks[i].kind == tIdent {
+			return strings.ToLower(s.text(i)), i
+		}
+		return "", i
+	}
+	return "", 0
+}
+
+var seqFuncs = map[string]Func{
+	"nextval": Nextval, "currval": Currval, "lastval": Lastval, "setval": Setval,
+	"getnextsequencevalue": Nextval,
+}
+
+// findCalls records every sequence call site in token order.
+func (s *stmt) findCalls() {
+	for i := 0; i < len(s.toks); {
+		if f, ok := s.callAt(i); ok {
+			s.found = append(s.found, f)
+			i = f.te
+			continue
+		}
+		i++
+	}
+}
+
+// isName reports whether token i can be part of a name.
+func (s *stmt) isName(i int) bool {
+	k := s.tok(i).kind
+	return k == tIdent || k == tQIdent
+}
+
+// chain reads a dotted name from token i: its parts' token indexes.
+func (s *stmt) chain(i int) []int {
+	if !s.isName(i) {
+		return nil
+	}
+	parts := []int{i}
+	for s.punct(i+1, '.') && s.isName(i+2) {
+		i += 2
+		parts = append(parts, i)
+	}
+	return parts
+}
+
+func (s *stmt) callAt(i int) (found, bool) {
+	t := s.tok(i)
+	if !s.isName(i) || s.punct(i-1, '.') {
+		return found{}, false
+	}
+	// NEXT VALUE FOR name
+	if t.kind == tIdent && s.is(i, "next") && s.is(i+1, "value") && s.is(i+2, "for") {
+		parts := s.chain(i + 3)
+		if parts == nil {
+			return found{}, false
+		}
+		f := s.newFound(Nextval, i, parts[len(parts)-1]+1, "nextval")
+		f.call.Name, f.err = s.identName(parts)
+		return f, true
+	}
+	// [pg_catalog.]func(args)
+	j := i
+	if s.is(i, "pg_catalog") && s.punct(i+1, '.') {
+		j = i + 2
+	}
+	if fn, ok := seqFuncs[strings.ToLower(s.text(j))]; ok && t.kind == tIdent && s.tok(j).kind == tIdent && s.punct(j+1, '(') {
+		return s.funcCall(fn, i, j)
+	}
+	// name.NEXTVAL, name.CURRVAL
+	parts := s.chain(i)
+	if len(parts) >= 2 {
+		last := parts[len(parts)-1]
+		var fn Func
+		switch {
+		case s.is(last, "nextval"):
+			fn = Nextval
+		case s.is(last, "currval"):
+			fn = Currval
+		}
+		if fn != 0 && !s.punct(last+1, '(') && !s.punct(last+1, '.') {
+			f := s.newFound(fn, i, last+1, fn.String())
+			f.call.Name, f.err = s.identName(parts[:len(parts)-1])
+			return f, true
+		}
+	}
+	return found{}, false
+}
+
+func (s *stmt) newFound(fn Func, ts, te int, column string) found {
+	base := s.sp.start
+	return found{
+		call: Call{
+			Func: fn, NameArg: -1, Value: Const(0), IsCalled: Const(1),
+			Start: s.toks[ts].start - base, End: s.toks[te-1].end - base,
+		},
+		ts: ts, te: te, column: column,
+	}
+}
+
+// funcCall reads the call of fn whose name token is j, starting at token i.
+func (s *stmt) funcCall(fn Func, i, j int) (found, bool) {
+	open := j + 1
+	end := s.match[open]
+	if end >= len(s.toks) {
+		return found{}, false
+	}
+	args := s.args(open, end)
+	want := map[Func][2]int{Nextval: {1, 1}, Currval: {1, 1}, Lastval: {0, 0}, Setval: {2, 3}}[fn]
+	if len(args) < want[0] || len(args) > want[1] {
+		return found{}, false // no such function: the database says so
+	}
+	for _, a := range args {
+		if a[1] == a[0] {
+			return found{}, false // f(a, ): a syntax error for the database to report
+		}
+		if a[1]-a[0] == 1 && s.is(a[0], "null") {
+			return found{}, false // strict: NULL without touching a sequence, as the database does
+		}
+	}
+	column := fn.String()
+	if strings.EqualFold(s.text(j), "getnextsequencevalue") {
+		column = "getnextsequencevalue"
+	}
+	f := s.newFound(fn, i, end+1, column)
+	call := &f.call
+	if fn == Lastval {
+		return f, true
+	}
+	call.Name, call.NameArg, f.err = s.nameOperand(args[0])
+	if f.err != nil || fn != Setval {
+		return f, true
+	}
+	var ok bool
+	if call.Value, ok = s.intOperand(args[1]); !ok {
+		f.err = unsupported("the value of %s must be a constant or a bind parameter: compute it first and pass it as a parameter", s.src(i, end+1))
+		return f, true
+	}
+	if len(args) == 3 {
+		if call.IsCalled, ok = s.boolOperand(args[2]); !ok {
+			f.err = unsupported("the is_called argument of %s must be a constant or a bind parameter", s.src(i, end+1))
+		}
+	}
+	return f, true
+}
+
+// args splits the tokens between '(' open and ')' close at commas of that
+// level: token ranges [a, b). No tokens at all is no argument.
+func (s *stmt) args(open, close int) [][2]int {
+	if close == open+1 {
+		return nil
+	}
+	var out [][2]int
+	a := open + 1
+	for i := a; i < close; i++ {
+		if s.punct(i, '(') {
+			i = s.match[i]
+			continue
+		}
+		if s.punct(i, ',') {
+			out = append(out, [2]int{a, i})
+			a = i + 1
+		}
+	}
+	return append(out, [2]int{a, close})
+}
+
+// casts reports whether tokens [a, b) are only ::type casts to one of types.
+func (s *stmt) casts(a, b int, types ...string) bool {
+	for i := a; i < b; i += 2 {
+		if s.tok(i).kind != tCast || i+1 >= b {
+			return false
+		}
+		ok := false
+		for _, t := range types {
+			ok = ok || s.is(i+1, t)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+var nameTypes = []string{"regclass", "text", "varchar", "name"}
+var intTypes = []string{"int8", "bigint", "int4", "integer", "int", "int2", "smallint"}
+
+// nameOperand reads a sequence name argument: a string literal or a bind
+// parameter (optionally cast to regclass or text), or in MySQL and SQLite an
+// identifier.
+func (s *stmt) nameOperand(a [2]int) (name string, arg int, err error) {
+	bad := func() (string, int, error) {
+		return "", -1, unsupported("the sequence name in %s must be a string literal or a bind parameter", s.src(a[0], a[1]))
+	}
+	t := s.tok(a[0])
+	switch {
+	case t.kind == tString && s.casts(a[0]+1, a[1], nameTypes...):
+		v, ok := s.l.stringValue(t)
+		if !ok {
+			return bad()
+		}
+		name, err := seqcache.ParseName(v)
+		return name, -1, err
+	case t.kind == tParam && s.casts(a[0]+1, a[1], nameTypes...):
+		return "", t.arg, nil
+	case s.l.d != Postgres && s.isName(a[0]):
+		parts := s.chain(a[0])
+		if parts[len(parts)-1]+1 != a[1] {
+			return bad()
+		}
+		name, err := s.identName(parts)
+		return name, -1, err
+	}
+	return bad()
+}
+
+// identName canonicalises a dotted name lexed from SQL text, by the same
+// regclass rules as a string literal.
+func (s *stmt) identName(parts []int) (string, error) {
+	var b strings.Builder
+	for k, p := range parts {
+		if k > 0 {
+			b.WriteByte('.')
+		}
+		txt := s.text(p)
+		if s.tok(p).kind == tIdent {
+			b.WriteString(txt)
+			continue
+		}
+		var v string
+		switch txt[0] {
+		case '"':
+			v = strings.ReplaceAll(txt[1:len(txt)-1], `""`, `"`)
+		case '`':
+			v = strings.ReplaceAll(txt[1:len(txt)-1], "``", "`")
+		case '[':
+			v = txt[1 : len(txt)-1]
+		default: // U&"…"
+			var ok bool
+			if v, ok = unescapeUnicode(strings.ReplaceAll(txt[3:len(txt)-1], `""`, `"`)); !ok {
+				return "", unsupported("cannot read the sequence name %s", txt)
+			}
+		}
+		b.WriteString(`"` + strings.ReplaceAll(v, `"`, `""`) + `"`)
+	}
+	return seqcache.ParseName(b.String())
+}
+
+// intOperand reads an integer constant (optionally signed, or a string
+// holding one) or a bind parameter, optionally cast to an integer type.
+func (s *stmt) intOperand(a [2]int) (Operand, bool) {
+	i, sign := a[0], ""
+	if s.punct(i, '-') || s.punct(i, '+') {
+		sign = s.text(i)
+		i++
+	}
+	t := s.tok(i)
+	if i >= a[1] || !s.casts(i+1, a[1], intTypes...) {
+		return Operand{}, false
+	}
+	switch t.kind {
+	case tParam:
+		return Operand{Arg: t.arg}, sign == ""
+	case tNumber:
+		v, err := strconv.ParseInt(sign+s.text(i), 10, 64)
+		return Const(v), err == nil
+	case tString:
+		str, ok := s.l.stringValue(t)
+		if !ok || sign != "" {
+			return Operand{}, false
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(str), 10, 64)
+		return Const(v), err == nil
+	}
+	return Operand{}, false
+}
+
+// boolOperand reads setval's is_called: true or false, a string PostgreSQL
+// reads as a boolean, a bind parameter, or 0/1 outside PostgreSQL.
+func (s *stmt) boolOperand(a [2]int) (Operand, bool) {
+	t := s.tok(a[0])
+	if !s.casts(a[0]+1, a[1], "bool", "boolean") {
+		return Operand{}, false
+	}
+	b2o := func(b bool) (Operand, bool) {
+		if b {
+			return Const(1), true
+		}
+		return Const(0), true
+	}
+	switch t.kind {
+	case tParam:
+		return Operand{Arg: t.arg}, true
+	case tIdent:
+		switch strings.ToLower(s.text(a[0])) {
+		case "true":
+			return b2o(true)
+		case "false":
+			return b2o(false)
+		}
+	case tString:
+		v, ok := s.l.stringValue(t)
+		if !ok {
+			return Operand{}, false
+		}
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "t", "tr", "tru", "true", "y", "ye", "yes", "on", "1":
+			return b2o(true)
+		case "f", "fa", "fal", "fals", "false", "n", "no", "of", "off", "0":
+			return b2o(false)
+		}
+	case tNumber:
+		if s.l.d != Postgres {
+			switch s.text(a[0]) {
+			case "0":
+				return b2o(false)
+			case "1":
+				return b2o(true)
+			}
+		}
+	}
+	return Operand{}, false
+}

@@ -1,0 +1,360 @@
+package rewrite
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// sequenceDDL recognises CREATE [TEMP|TEMPORARY|UNLOGGED] SEQUENCE, ALTER
+// SEQUENCE and DROP SEQUENCE: it returns the DDL with its Op and flags set,
+// and leaves the token index after SEQUENCE in s.ddlPos for parseDDL.
+func (s *stmt) sequenceDDL() (*DDL, bool) {
+	d := &DDL{}
+	i := 1
+	switch {
+	case s.is(0, "create"):
+		d.Op = Create
+		switch {
+		case s.isAny(i, "temp", "temporary"):
+			d.Temp, i = true, i+1
+		case s.isAny(i, "local", "global") && s.isAny(i+1, "temp", "temporary"):
+			d.Temp, i = true, i+2
+		case s.is(i, "unlogged"):
+			d.Unlogged, i = true, i+1
+		}
+	case s.is(0, "alter"):
+		d.Op = Alter
+	case s.is(0, "drop"):
+		d.Op = Drop
+	default:
+		return nil, false
+	}
+	if !s.is(i, "sequence") {
+		return nil, false
+	}
+	s.ddlPos = i + 1
+	return d, true
+}
+
+// syntaxAt is PostgreSQL's syntax error at token i (or at the end).
+func (s *stmt) syntaxAt(i int) error {
+	if i >= len(s.toks) {
+		if s.sp.terminated {
+			return syntaxErr(`syntax error at or near ";"`)
+		}
+		return syntaxErr("syntax error at end of input")
+	}
+	return syntaxErr("syntax error at or near %q", s.text(i))
+}
+
+// parseDDL parses the rest of a sequence DDL statement by PostgreSQL's
+// grammar and reports the errors PostgreSQL reports, in its order: syntax
+// first, then conflicting options, then option values.
+func (s *stmt) parseDDL(d *DDL) (*DDL, error) {
+	i := s.ddlPos
+	switch d.Op {
+	case Create:
+		if s.is(i, "if") && s.is(i+1, "not") && s.is(i+2, "exists") {
+			d.IfNotExists, i = true, i+3
+		}
+	default:
+		if s.is(i, "if") && s.is(i+1, "exists") {
+			d.IfExists, i = true, i+2
+		}
+	}
+	for {
+		name, next, err := s.ddlName(i)
+		if err != nil {
+			return nil, err
+		}
+		d.Names = append(d.Names, name)
+		i = next
+		if d.Op != Drop || !s.punct(i, ',') {
+			break
+		}
+		i++
+	}
+	switch d.Op {
+	case Drop:
+		if s.isAny(i, "cascade", "restrict") {
+			d.Cascade = s.is(i, "cascade")
+			i++
+		}
+		if i != len(s.toks) {
+			return nil, s.syntaxAt(i)
+		}
+		return d, nil
+	case Alter:
+		switch {
+		case s.is(i, "rename") && s.is(i+1, "to"):
+			if !s.isName(i + 2) {
+				return nil, s.syntaxAt(i + 2)
+			}
+			if i+3 != len(s.toks) {
+				return nil, s.syntaxAt(i + 3)
+			}
+			to, err := s.identName([]int{i + 2})
+			if err != nil {
+				return nil, err
+			}
+			schema, _ := seqcache.SplitName(d.Names[0])
+			_, rel := seqcache.SplitName(to)
+			d.Op, d.RenameTo = Rename, seqcache.FormatName(schema, rel)
+			return d, nil
+		case s.is(i, "owner") && s.is(i+1, "to"), s.is(i, "set") && s.isAny(i+1, "schema", "logged", "unlogged"):
+			return nil, unsupported("ALTER SEQUENCE … %s is not supported: seqshim sequences live in its store, not in the database", strings.ToUpper(s.src(i, i+2)))
+		}
+		if i == len(s.toks) {
+			return nil, s.syntaxAt(i) // ALTER SEQUENCE needs an option
+		}
+	}
+	return d, s.options(d, i)
+}
+
+// ddlName reads a qualified sequence name at token i.
+func (s *stmt) ddlName(i int) (string, int, error) {
+	parts := s.chain(i)
+	switch {
+	case parts == nil:
+		return "", i, s.syntaxAt(i)
+	case len(parts) > 3:
+		return "", i, syntaxErr("improper qualified name (too many dotted names): %s", s.plainName(parts))
+	case len(parts) == 3:
+		return "", i, unsupported("cross-database references are not implemented: %s", s.plainName(parts))
+	}
+	name, err := s.identName(parts)
+	return name, parts[len(parts)-1] + 1, err
+}
+
+// plainName joins name parts as PostgreSQL's NameListToString does.
+func (s *stmt) plainName(parts []int) string {
+	var b strings.Builder
+	for k, p := range parts {
+		if k > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.aliasNamePG(p))
+	}
+	return b.String()
+}
+
+// aliasNamePG is an identifier's value with PostgreSQL's folding.
+func (s *stmt) aliasNamePG(i int) string {
+	if s.tok(i).kind == tIdent {
+		return strings.ToLower(s.text(i))
+	}
+	return s.aliasName(i)
+}
+
+// options parses a SeqOptList from token i to the end.
+func (s *stmt) options(d *DDL, i int) error {
+	type opt struct {
+		key   string
+		first int    // token of the option, for the conflict message position
+		num   string // numeric argument as written, sign included
+	}
+	var opts []opt
+	seen := map[string]bool{}
+	add := func(key string, at int, num string) error {
+		if seen[key] {
+			return syntaxErr("conflicting or redundant options")
+		}
+		seen[key] = true
+		opts = append(opts, opt{key: key, first: at, num: num})
+		return nil
+	}
+	// number reads NumericOnly at token j.
+	number := func(j int) (string, int, bool) {
+		sign := ""
+		if s.punct(j, '-') || s.punct(j, '+') {
+			if s.punct(j, '-') {
+				sign = "-"
+			}
+			j++
+		}
+		if s.tok(j).kind != tNumber {
+			return "", j, false
+		}
+		return sign + s.text(j), j + 1, true
+	}
+	var typeName string
+	var syntax error
+	var conflict error
+	note := func(err error) {
+		if conflict == nil {
+			conflict = err
+		}
+	}
+	for i < len(s.toks) && syntax == nil {
+		at := i
+		switch w := s.word(i); w {
+		case "as":
+			j := i + 1
+			if !s.isName(j) {
+				syntax = s.syntaxAt(j)
+				break
+			}
+			parts := s.chain(j)
+			j = parts[len(parts)-1] + 1
+			typeName = s.aliasNamePG(parts[len(parts)-1])
+			if len(parts) > 1 && s.aliasNamePG(parts[0]) != "pg_catalog" {
+				typeName = s.plainName(parts)
+			}
+			if s.isAny(j, "precision", "varying") {
+				typeName += " " + s.word(j)
+				j++
+			}
+			if s.punct(j, '(') && s.match != nil {
+				j = s.match[j] + 1
+			} else if s.punct(j, '(') {
+				for j < len(s.toks) && !s.punct(j, ')') {
+					j++
+				}
+				j++
+			}
+			note(add("as", at, ""))
+			i = j
+		case "cache", "maxvalue", "minvalue":
+			n, j, ok := number(i + 1)
+			if !ok {
+				syntax = s.syntaxAt(j)
+				break
+			}
+			note(add(w, at, n))
+			i = j
+		case "increment", "start", "restart":
+			j := i + 1
+			if w == "increment" && s.is(j, "by") || w != "increment" && s.is(j, "with") {
+				j++
+			}
+			n, k, ok := number(j)
+			switch {
+			case ok:
+				j = k
+			case w == "restart" && j == i+1:
+				n = "" // RESTART alone
+			default:
+				syntax = s.syntaxAt(k)
+			}
+			if syntax != nil {
+				break
+			}
+			note(add(w, at, n))
+			i = j
+		case "cycle":
+			note(add("cycle", at, "1"))
+			i++
+		case "no":
+			switch s.word(i + 1) {
+			case "cycle":
+				note(add("cycle", at, "0"))
+			case "maxvalue", "minvalue":
+				note(add(s.word(i+1), at, ""))
+			default:
+				syntax = s.syntaxAt(i + 1)
+			}
+			i += 2
+		case "owned":
+			if !s.is(i+1, "by") || !s.isName(i+2) {
+				syntax = s.syntaxAt(i + 1 + btoi(s.is(i+1, "by")))
+				break
+			}
+			parts := s.chain(i + 2)
+			note(add("owned_by", at, ""))
+			if len(parts) == 1 && s.is(parts[0], "none") {
+				d.OwnedBy = "none"
+			} else if len(parts) == 1 {
+				note(syntaxErr("invalid OWNED BY option"))
+			} else {
+				quoted := make([]string, len(parts))
+				for k, p := range parts {
+					quoted[k] = seqcache.QuoteIdent(s.aliasNamePG(p))
+				}
+				d.OwnedBy = strings.Join(quoted, ".")
+			}
+			i = parts[len(parts)-1] + 1
+		case "sequence":
+			if !s.is(i+1, "name") || !s.isName(i+2) {
+				syntax = s.syntaxAt(i + 1)
+				break
+			}
+			note(syntaxErr("invalid sequence option SEQUENCE NAME"))
+			parts := s.chain(i + 2)
+			i = parts[len(parts)-1] + 1
+		case "logged", "unlogged":
+			note(sqlError("XX000", "option %q not recognized", w))
+			i++
+		default:
+			syntax = s.syntaxAt(i)
+		}
+	}
+	if syntax != nil {
+		return syntax
+	}
+	if conflict != nil {
+		return conflict
+	}
+	// Values, in the order PostgreSQL's init_params converts them.
+	c := &d.Clauses
+	if seen["as"] {
+		t, err := seqcache.ParseType(typeName)
+		if err != nil {
+			return err
+		}
+		c.Type = seqcache.TypeOf(t)
+	}
+	get := func(key string) (*int64, error) {
+		for _, o := range opts {
+			if o.key != key || o.num == "" {
+				continue
+			}
+			v, err := strconv.ParseInt(o.num, 10, 64)
+			if err == nil {
+				return &v, nil
+			}
+			if errors.Is(err, strconv.ErrRange) {
+				return nil, sqlError(seqcache.CodeNumericOutOfRange, "value %q is out of range for type bigint", o.num)
+			}
+			return nil, sqlError("22P02", "invalid input syntax for type bigint: %q", o.num)
+		}
+		return nil, nil
+	}
+	var err error
+	if c.Increment, err = get("increment"); err != nil {
+		return err
+	}
+	for _, o := range opts {
+		if o.key == "cycle" {
+			c.Cycle = seqcache.Bool(o.num == "1")
+		}
+	}
+	if c.MaxValue, err = get("maxvalue"); err != nil {
+		return err
+	}
+	c.NoMaxValue = seen["maxvalue"] && c.MaxValue == nil
+	if c.MinValue, err = get("minvalue"); err != nil {
+		return err
+	}
+	c.NoMinValue = seen["minvalue"] && c.MinValue == nil
+	if c.Start, err = get("start"); err != nil {
+		return err
+	}
+	if c.RestartAt, err = get("restart"); err != nil {
+		return err
+	}
+	c.Restart = seen["restart"]
+	if c.Cache, err = get("cache"); err != nil {
+		return err
+	}
+	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,64 @@
+// Package rewrite finds sequence calls and sequence DDL in SQL text and
+// tells the seqshim driver what to do with each statement.
+//
+// # Basics
+//
+// A [Planner] turns a SQL string into a [Plan], once per distinct string:
+//
+//	p := rewrite.NewPlanner(rewrite.Postgres, 0)
+//	plan, err := p.Plan("INSERT INTO t VALUES (nextval('orders_seq'), $1)")
+//	// err != nil: a statement is rejected (a *seqcache.Error with SQLSTATE
+//	// 0A000 or 42601); run nothing.
+//	// plan.PassThrough(): send the SQL untouched.
+//
+// Each [Statement] of a plan has a [Kind]:
+//
+//   - [PassThrough]: send as it is.
+//   - [Local]: only sequence calls (SELECT nextval('s'), setval('s', 5) AS v,
+//     SELECT nextval('s') FROM generate_series(1, $1)): answer in process.
+//   - [Rewrite]: draw a value for each [Call] in order and send
+//     [Statement.AppendSQL]'s text, where each call site is replaced by its
+//     value: a new parameter ($3::int8) when the SQL has bind parameters, an
+//     inlined literal ((42)) otherwise.
+//   - [SequenceDDL]: CREATE, ALTER or DROP SEQUENCE, parsed into a [DDL]
+//     whose [seqcache.Clauses] give the spec.
+//   - [Reject]: Statement.Err says why.
+//
+// Recognised calls: nextval(x), currval(x), lastval(), setval(x, v
+// [, is_called]) in any case and optionally pg_catalog-qualified;
+// getNextSequenceValue(x); x.NEXTVAL and x.CURRVAL; NEXT VALUE FOR x. The
+// name x is a string literal (optionally ::regclass or ::text) or a bind
+// parameter, or in MySQL and SQLite also an identifier. Names are
+// canonicalised with [seqcache.ParseName].
+//
+// # Guarantees
+//
+//   - A real lexer per [Dialect] (literals, quoted identifiers, comments,
+//     dollar quotes): a call written inside a literal or a comment is never
+//     touched, and bytes outside a rewritten call site never change.
+//     MySQL's /*! … */ is read as the SQL MySQL runs.
+//   - A call that the database would evaluate once per row (UPDATE,
+//     DELETE, INSERT … SELECT … FROM, a select list over FROM or next to a
+//     set-returning function, RETURNING of a multi-row INSERT) is rejected
+//     with SQLSTATE 0A000 rather than given one value for many rows. The
+//     check errs on the side of rejecting.
+//   - Calls in definitions (CREATE TABLE … DEFAULT nextval('s'), views,
+//     functions) pass through: the database evaluates them, not seqshim.
+//   - A string without a trigger word costs one allocation-free scan and
+//     never enters the cache; other strings are planned once, then a cache
+//     lookup. Plans are immutable and shared.
+//
+// # Caveats
+//
+//   - PostgreSQL strings are read with standard_conforming_strings on
+//     (backslash is literal in '…'), MySQL's "…" as strings (ANSI_QUOTES
+//     off).
+//   - A string with an unterminated literal or comment, or a NUL byte,
+//     passes through: the database reports the error.
+//   - NEXT VALUE FOR with a comment between its words is not recognised.
+//   - Every distinct SQL text with a trigger word is planned once (a few
+//     microseconds) and takes a cache entry: texts that inline varying
+//     values instead of using bind parameters each pay that.
+//   - Only sequence DDL of the forms PostgreSQL documents is parsed; ALTER
+//     SEQUENCE … OWNER TO / SET SCHEMA / SET LOGGED are rejected.
+package rewrite

@@ -1,0 +1,45 @@
+package rewrite_test
+
+import (
+	"fmt"
+
+	"github.com/seqshim/seqshim/rewrite"
+)
+
+func Example() {
+	p := rewrite.NewPlanner(rewrite.Postgres, 0)
+
+	plan, err := p.Plan("INSERT INTO orders (id, item) VALUES (nextval('Orders_Seq'), $1) RETURNING id")
+	if err != nil {
+		panic(err)
+	}
+	st := &plan.Statements[0]
+	fmt.Println(st.Kind, st.Calls[0].Func, st.Calls[0].Name)
+	// The driver binds the value drawn for the call as parameter $2.
+	fmt.Println(string(st.AppendSQL(nil, []int64{1001})))
+
+	plan, _ = p.Plan("SELECT nextval('orders_seq') AS id, currval('orders_seq')")
+	st = &plan.Statements[0]
+	fmt.Println(st.Kind, st.Columns)
+
+	plan, _ = p.Plan("SELECT * FROM orders WHERE id = 7")
+	fmt.Println(plan.PassThrough())
+
+	_, err = p.Plan("UPDATE orders SET id = nextval('orders_seq')")
+	fmt.Println(err != nil)
+	// Output:
+	// Rewrite nextval orders_seq
+	// INSERT INTO orders (id, item) VALUES (($2::int8), $1) RETURNING id
+	// Local [id currval]
+	// true
+	// true
+}
+
+func ExampleStatement_AppendSQL() {
+	// Without bind parameters, values are inlined, so the string can go over
+	// PostgreSQL's simple protocol (multi-statement strings need it).
+	plan := rewrite.Build(rewrite.Postgres, "INSERT INTO t VALUES (nextval('s')), (nextval('s'))")
+	fmt.Println(string(plan.Statements[0].AppendSQL(nil, []int64{41, 42})))
+	// Output:
+	// INSERT INTO t VALUES ((41)), ((42))
+}

@@ -1,0 +1,279 @@
+package rewrite
+
+import (
+	"errors"
+	"math"
+	"strconv"
+
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// Dialect selects the lexical rules and the parameter style of the SQL text.
+type Dialect uint8
+
+const (
+	// Postgres: '…' with '', E'…', U&'…', $tag$…$tag$, "identifiers",
+	// nested /* */ comments and $N parameters.
+	Postgres Dialect = iota
+	// MySQL: '…' and "…" strings with backslash escapes, `identifiers`,
+	// # and "-- " comments and ? parameters.
+	MySQL
+	// SQLite: '…' strings, "identifiers", `identifiers`, [identifiers],
+	// -- and /* */ comments, ? and ?NNN parameters.
+	SQLite
+)
+
+// String returns the dialect's name.
+func (d Dialect) String() string {
+	switch d {
+	case Postgres:
+		return "postgres"
+	case MySQL:
+		return "mysql"
+	case SQLite:
+		return "sqlite"
+	}
+	return "Dialect(" + strconv.Itoa(int(d)) + ")"
+}
+
+// Kind says what the driver does with one statement.
+type Kind uint8
+
+const (
+	// PassThrough: nothing to do, send the statement as it is.
+	PassThrough Kind = iota
+	// Local: the statement is only sequence calls (SELECT nextval('s'),
+	// setval('t', 5) AS x), answered in process without the database: one row
+	// (or Series rows) of len(Calls) int8 columns named Columns, each row
+	// evaluating Calls in order.
+	Local
+	// Rewrite: send [Statement.AppendSQL]'s text, in which every call site
+	// is replaced by its value.
+	Rewrite
+	// SequenceDDL: CREATE, ALTER or DROP SEQUENCE, described by Statement.DDL,
+	// performed on the store instead of the database.
+	SequenceDDL
+	// Reject: the statement must not run; Statement.Err says why.
+	Reject
+)
+
+// String returns the kind's name.
+func (k Kind) String() string {
+	switch k {
+	case PassThrough:
+		return "PassThrough"
+	case Local:
+		return "Local"
+	case Rewrite:
+		return "Rewrite"
+	case SequenceDDL:
+		return "SequenceDDL"
+	case Reject:
+		return "Reject"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Func is a sequence function.
+type Func uint8
+
+// The sequence functions. x.NEXTVAL, NEXT VALUE FOR x and
+// getNextSequenceValue(x) are Nextval; x.CURRVAL is Currval.
+const (
+	Nextval Func = iota + 1
+	Currval
+	Lastval
+	Setval
+)
+
+// String returns the function's PostgreSQL name, which is also the column
+// name PostgreSQL gives an unaliased call.
+func (f Func) String() string {
+	switch f {
+	case Nextval:
+		return "nextval"
+	case Currval:
+		return "currval"
+	case Lastval:
+		return "lastval"
+	case Setval:
+		return "setval"
+	}
+	return "Func(" + strconv.Itoa(int(f)) + ")"
+}
+
+// Operand is a call argument: a constant or a bind argument.
+type Operand struct {
+	// Arg is the 0-based index of the bind argument holding the value
+	// ($N is N-1; the i-th ? is i-1), or -1 for a constant.
+	Arg int
+	// Value is the constant when Arg is -1. For is_called, 1 is true and 0
+	// is false.
+	Value int64
+}
+
+// Const returns a constant operand.
+func Const(v int64) Operand { return Operand{Arg: -1, Value: v} }
+
+// Call is one sequence call site.
+type Call struct {
+	Func Func
+	// Name is the sequence's canonical name (see [seqcache.ParseName]), or ""
+	// for lastval and for a name passed as a bind argument (NameArg >= 0).
+	Name string
+	// NameArg is the 0-based index of the bind argument holding the name as
+	// regclass text (canonicalise it with seqcache.ParseName), or -1.
+	NameArg int
+	// Value and IsCalled are setval's second and third arguments; IsCalled
+	// is Const(1) when not written.
+	Value, IsCalled Operand
+
+	// Start and End are the byte offsets of the call site in Statement.Text:
+	// the bytes a rewrite replaces.
+	Start, End int
+	// alias is the column name a rewritten top-level select item keeps
+	// (PostgreSQL would otherwise name (42) "?column?").
+	alias string
+}
+
+// Series is generate_series(Start, End) of the Local idiom
+// SELECT nextval('s') FROM generate_series(1, n): the statement returns one
+// row per value of the series, each row evaluating the calls anew.
+type Series struct {
+	Start, End Operand
+}
+
+// Rows returns the number of rows of a series from start to end (the
+// values of Start and End), at most math.MaxInt64.
+func (s Series) Rows(start, end int64) int64 {
+	if end < start {
+		return 0
+	}
+	d := uint64(end) - uint64(start) // exact even when end-start overflows int64
+	if d >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(d) + 1
+}
+
+// DDLOp is the operation of a sequence DDL statement.
+type DDLOp uint8
+
+// Sequence DDL operations.
+const (
+	Create DDLOp = iota + 1 // CREATE SEQUENCE
+	Alter                   // ALTER SEQUENCE with options (may be none, e.g. only OWNED BY)
+	Rename                  // ALTER SEQUENCE … RENAME TO
+	Drop                    // DROP SEQUENCE
+)
+
+// String returns the SQL command.
+func (o DDLOp) String() string {
+	switch o {
+	case Create:
+		return "CREATE SEQUENCE"
+	case Alter, Rename:
+		return "ALTER SEQUENCE"
+	case Drop:
+		return "DROP SEQUENCE"
+	}
+	return "DDLOp(" + strconv.Itoa(int(o)) + ")"
+}
+
+// DDL is a parsed CREATE, ALTER or DROP SEQUENCE statement. The parser only
+// checks the grammar: option values are validated by [seqcache.Clauses.Create]
+// and [seqcache.Clauses.Alter], which give PostgreSQL's messages.
+type DDL struct {
+	Op DDLOp
+	// Names are canonical names: one for CREATE and ALTER, one or more for DROP.
+	Names []string
+	// Clauses are the options of CREATE and ALTER.
+	Clauses seqcache.Clauses
+
+	IfNotExists bool // CREATE … IF NOT EXISTS
+	IfExists    bool // ALTER / DROP … IF EXISTS
+	Temp        bool // CREATE TEMP|TEMPORARY SEQUENCE
+	Unlogged    bool // CREATE UNLOGGED SEQUENCE
+	Cascade     bool // DROP … CASCADE
+
+	// RenameTo is the new canonical name of Rename, in the schema of Names[0].
+	RenameTo string
+	// OwnedBy is OWNED BY as written and canonicalised like a name
+	// (table.column or schema.table.column), "none" for OWNED BY NONE, or "".
+	OwnedBy string
+}
+
+// Statement is one statement of a SQL string.
+type Statement struct {
+	Kind Kind
+	// Text is the statement's original text, without its terminating ';'.
+	Text string
+	// Calls are the sequence calls in evaluation order (Local and Rewrite).
+	Calls []Call
+	// Columns are, for Local, the result column names as the database
+	// would name them: the alias, else in PostgreSQL the function name
+	// (nextval, currval, lastval, setval) and in MySQL and SQLite the
+	// expression's text.
+	Columns []string
+	// Series is set for the Local generate_series idiom, nil otherwise.
+	Series *Series
+	// DDL is set for SequenceDDL.
+	DDL *DDL
+	// Err is set for Reject: a *seqcache.Error with PostgreSQL's SQLSTATE
+	// and message. 0A000 wrapping ErrUnsupported is a call seqshim cannot
+	// serve where it is written; 42601 is a syntax error in sequence DDL;
+	// others are PostgreSQL's errors for a bad name (42602, from
+	// seqcache.ParseName) or a bad DDL option value (22P02, 22003, 22023).
+	Err error
+
+	dialect    Dialect
+	params     int // the plan's NumParams: new parameters are numbered after it
+	firstParam int // the $N of this statement's first call when values are bound
+}
+
+// ErrUnsupported is the kind of a *seqcache.Error with SQLSTATE 0A000:
+// a sequence call seqshim cannot serve correctly where it is written.
+var ErrUnsupported = errors.New("rewrite: unsupported sequence call")
+
+// Plan is what to do with one SQL string. Plans are shared and immutable:
+// never modify one.
+type Plan struct {
+	// Statements are the statements in order; white space and comments
+	// between them are not statements. A plan with nothing to do (no
+	// trigger word, or only pass-through statements) is one shared plan
+	// without statements: PassThrough is true and the driver sends the SQL
+	// as it is.
+	Statements []Statement
+	// NumParams is the number of bind parameters the SQL text uses: the
+	// largest $N for Postgres, the number (or largest ?NNN) of ? for the
+	// other dialects. Parameters a rewrite adds are numbered after it, so
+	// the driver must bind exactly NumParams user arguments first (with
+	// pgx, after removing its leading option arguments such as
+	// pgx.QueryExecMode, which are not SQL parameters).
+	NumParams int
+	// Err is the error of the first Reject statement, if any: the whole
+	// string must not run, as PostgreSQL runs none of a string it cannot
+	// parse.
+	Err error
+
+	passThrough bool
+}
+
+// passThroughPlan is shared by every SQL string with nothing to do.
+var passThroughPlan = &Plan{passThrough: true}
+
+// PassThrough reports whether the driver has nothing to do and sends the
+// original SQL untouched.
+func (p *Plan) PassThrough() bool { return p.passThrough }
+
+// NumCalls returns the number of call sites of Rewrite statements: the
+// number of values [Plan.AppendSQL] takes.
+func (p *Plan) NumCalls() int {
+	n := 0
+	for i := range p.Statements {
+		if p.Statements[i].Kind == Rewrite {
+			n += len(p.Statements[i].Calls)
+		}
+	}
+	return n
+}

@@ -1,0 +1,149 @@
+package rewrite
+
+import (
+	"strconv"
+
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// AppendSQL appends to dst the statement's text with call site i replaced by
+// values[i], and returns the extended buffer. values must have len(s.Calls)
+// elements; for a statement that is not Rewrite it is ignored and Text is
+// appended unchanged.
+//
+// Replacements:
+//   - Postgres, SQL with bind parameters (Plan.NumParams > 0): call i of
+//     the plan becomes ($k::int8) with k = NumParams+1+i, counting the calls of
+//     all Rewrite statements of the plan in order. The text does not depend
+//     on values, so it can be prepared once; the driver binds the values as
+//     extra arguments (see [Statement.ParamNumber]). values is then only used
+//     for its length and may be nil.
+//   - otherwise the value is inlined in parentheses: (42).
+//
+// A call whose name or setval operands are bind parameters keeps referencing
+// them, so that every parameter keeps a type and a NULL argument gives NULL
+// as in PostgreSQL: (CASE WHEN $1::text IS NULL THEN NULL ELSE $3::int8 END).
+// A call that is a whole unaliased item of a top-level select list keeps
+// PostgreSQL's column name: ($3::int8) AS nextval.
+func (s *Statement) AppendSQL(dst []byte, values []int64) []byte {
+	if s.Kind != Rewrite {
+		return append(dst, s.Text...)
+	}
+	prev := 0
+	for i := range s.Calls {
+		c := &s.Calls[i]
+		dst = append(dst, s.Text[prev:c.Start]...)
+		var v int64
+		if i < len(values) {
+			v = values[i]
+		}
+		dst = s.appendCall(dst, c, s.firstParam+i, v)
+		prev = c.End
+	}
+	return append(dst, s.Text[prev:]...)
+}
+
+// ParamNumber returns the $N number that call i of a Postgres Rewrite
+// statement with bind parameters is bound to, or 0 when its value is
+// inlined.
+func (s *Statement) ParamNumber(i int) int {
+	if !s.bindValues() {
+		return 0
+	}
+	return s.firstParam + i
+}
+
+// bindValues reports whether call values are new bind parameters rather
+// than inlined literals.
+func (s *Statement) bindValues() bool { return s.dialect == Postgres && s.params > 0 }
+
+func (s *Statement) appendCall(dst []byte, c *Call, k int, v int64) []byte {
+	guarded := c.NameArg >= 0 || c.Value.Arg >= 0 || c.IsCalled.Arg >= 0
+	if guarded {
+		dst = append(dst, "(CASE WHEN "...)
+		first := true
+		guard := func(arg int, typ string) {
+			if arg < 0 {
+				return
+			}
+			if !first {
+				dst = append(dst, " OR "...)
+			}
+			first = false
+			dst = s.appendParam(dst, arg+1)
+			if s.dialect == Postgres {
+				dst = append(dst, typ...)
+			}
+			dst = append(dst, " IS NULL"...)
+		}
+		// In text order, so that positional ? parameters stay in place.
+		guard(c.NameArg, "::text")
+		guard(c.Value.Arg, "::int8")
+		guard(c.IsCalled.Arg, "::bool")
+		dst = append(dst, " THEN NULL ELSE "...)
+	} else {
+		dst = append(dst, '(')
+	}
+	if s.bindValues() {
+		dst = append(dst, '$')
+		dst = strconv.AppendInt(dst, int64(k), 10)
+		dst = append(dst, "::int8"...)
+	} else {
+		dst = strconv.AppendInt(dst, v, 10)
+	}
+	if guarded {
+		dst = append(dst, " END)"...)
+	} else {
+		dst = append(dst, ')')
+	}
+	if c.alias != "" {
+		dst = append(dst, " AS "...)
+		dst = append(dst, c.alias...)
+	}
+	return dst
+}
+
+// appendParam appends bind parameter number n (1-based) in the dialect's
+// style.
+func (s *Statement) appendParam(dst []byte, n int) []byte {
+	switch s.dialect {
+	case Postgres:
+		dst = append(dst, '$')
+		return strconv.AppendInt(dst, int64(n), 10)
+	case SQLite:
+		dst = append(dst, '?')
+		return strconv.AppendInt(dst, int64(n), 10)
+	default:
+		return append(dst, '?')
+	}
+}
+
+// AppendSQL appends the texts of all statements that go to the database
+// (PassThrough and Rewrite, not Local, SequenceDDL or Reject), rendered with
+// values (the values of all Rewrite call sites in order, see
+// [Plan.NumCalls]) and separated by ';'. The driver uses it for a plan that
+// has nothing but such statements.
+func (p *Plan) AppendSQL(dst []byte, values []int64) []byte {
+	n, v := 0, 0
+	for i := range p.Statements {
+		s := &p.Statements[i]
+		if s.Kind != PassThrough && s.Kind != Rewrite {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ';')
+		}
+		n++
+		if s.Kind == Rewrite {
+			end := min(v+len(s.Calls), len(values))
+			dst = s.AppendSQL(dst, values[min(v, end):end])
+			v += len(s.Calls)
+			continue
+		}
+		dst = append(dst, s.Text...)
+	}
+	return dst
+}
+
+// aliasFor returns the column name for a rewritten call, quoted if needed.
+func aliasFor(name string) string { return seqcache.QuoteIdent(name) }
