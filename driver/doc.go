@@ -116,8 +116,9 @@
 //     them (nextval is not transactional in PostgreSQL either). With
 //     seqshim.ddl=both the store and the database are changed one after the
 //     other, not atomically. TEMPORARY sequences are refused.
-//   - A column DEFAULT nextval('s') is evaluated by the database from its own
-//     sequence, not by seqshim: insert the value explicitly instead.
+//   - A column DEFAULT nextval('s') would be evaluated by the database from
+//     its own sequence, not by seqshim: CREATE/ALTER statements with sequence
+//     calls are refused with 0A000; insert the value explicitly instead.
 //   - errors.Is(err, seqcache.ErrLimit) does not apply to the
 //     *pgconn.PgError: test its Code ("2200H"), as with native PostgreSQL.
 //   - DISCARD is recognised at the start of a statement; a DISCARD issued

@@ -182,9 +182,16 @@ func analyze(l *lexer, sp span) Statement {
 	}
 	verb, vi := s.verb()
 	switch verb {
-	case "create", "alter", "drop", "comment", "grant", "revoke":
-		// Definitions (DEFAULT nextval('s'), views, functions) are evaluated
-		// later by the database itself: not ours to change.
+	case "create", "alter":
+		// A definition (DEFAULT nextval('s'), a view, a function body) is
+		// evaluated later by the database itself, from its own sequence: its
+		// values would collide with the store's, so it is refused.
+		st.Kind, st.Err = Reject, unsupported(
+			"%s in a definition would be evaluated by the database from its own sequence, whose values collide with seqshim's: "+
+				"leave it out and insert %s explicitly (INSERT … VALUES (%s, …))",
+			s.src(s.found[0].ts, s.found[0].te), s.src(s.found[0].ts, s.found[0].te), s.src(s.found[0].ts, s.found[0].te))
+		return st
+	case "drop", "comment", "grant", "revoke":
 		return st
 	case "select", "values", "with", "table", "insert", "replace", "call", "set", "do":
 	case "update", "delete", "merge":
@@ -260,13 +267,26 @@ var seqFuncs = map[string]Func{
 // findCalls records every sequence call site in token order.
 func (s *stmt) findCalls() {
 	for i := 0; i < len(s.toks); {
-		if f, ok := s.callAt(i); ok {
+		if f, ok := s.callAt(i); ok && !s.spansMark(f) {
 			s.found = append(s.found, f)
 			i = f.te
 			continue
 		}
 		i++
 	}
+}
+
+// spansMark reports whether a call site straddles a /*! or */ marker of
+// MySQL: replacing it would unbalance the comment, so it is not taken for
+// a call.
+func (s *stmt) spansMark(f found) bool {
+	start, end := s.toks[f.ts].start, s.toks[f.te-1].end
+	for _, m := range s.l.marks {
+		if m > start && m < end {
+			return true
+		}
+	}
+	return false
 }
 
 // isName reports whether token i can be part of a name.

@@ -42,8 +42,11 @@
 //     set-returning function, RETURNING of a multi-row INSERT) is rejected
 //     with SQLSTATE 0A000 rather than given one value for many rows. The
 //     check errs on the side of rejecting.
-//   - Calls in definitions (CREATE TABLE … DEFAULT nextval('s'), views,
-//     functions) pass through: the database evaluates them, not seqshim.
+//   - Calls in definitions (CREATE TABLE … DEFAULT nextval('s'), ALTER
+//     TABLE … SET DEFAULT, views, BEGIN ATOMIC bodies) are rejected with
+//     0A000: the database would evaluate them from its own sequence, whose
+//     values collide with the store's. Function bodies in dollar quotes are
+//     literals, and pass through unread.
 //   - A string without a trigger word costs one allocation-free scan and
 //     never enters the cache; other strings are planned once, then a cache
 //     lookup. Plans are immutable and shared.

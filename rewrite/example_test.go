@@ -41,5 +41,5 @@ func ExampleStatement_AppendSQL() {
 	plan := rewrite.Build(rewrite.Postgres, "INSERT INTO t VALUES (nextval('s')), (nextval('s'))")
 	fmt.Println(string(plan.Statements[0].AppendSQL(nil, []int64{41, 42})))
 	// Output:
-	// INSERT INTO t VALUES ((41)), ((42))
+	// INSERT INTO t VALUES ((41::int8)), ((42::int8))
 }

@@ -110,7 +110,7 @@ func checkRewrite(t *testing.T, d Dialect, st *Statement) {
 }
 
 // validReplacement reports whether r is what a call site may become:
-// (int), ($N::int8), or (CASE WHEN p IS NULL [OR …] THEN NULL ELSE v END),
+// (int) outside PostgreSQL, (N::int8), ((-N)::int8), ($N::int8), or (CASE WHEN p IS NULL [OR …] THEN NULL ELSE v END),
 // optionally followed by AS alias.
 func validReplacement(d Dialect, r string) bool {
 	if i := strings.Index(r, ") AS "); i >= 0 {
@@ -125,12 +125,26 @@ func validReplacement(d Dialect, r string) bool {
 	}
 	r = r[1 : len(r)-1]
 	isValue := func(v string) bool {
-		if n, ok := strings.CutSuffix(v, "::int8"); ok && d == Postgres && strings.HasPrefix(n, "$") {
-			_, err := strconv.Atoi(n[1:])
+		if d != Postgres {
+			_, err := strconv.ParseInt(v, 10, 64)
 			return err == nil
 		}
-		_, err := strconv.ParseInt(v, 10, 64)
-		return err == nil
+		n, ok := strings.CutSuffix(v, "::int8")
+		if !ok {
+			return false
+		}
+		if p, ok := strings.CutPrefix(n, "$"); ok {
+			_, err := strconv.Atoi(p)
+			return err == nil
+		}
+		if neg, ok := strings.CutPrefix(n, "("); ok {
+			// A negative literal, parenthesised before the cast.
+			neg, ok = strings.CutSuffix(neg, ")")
+			i, err := strconv.ParseInt(neg, 10, 64)
+			return ok && err == nil && i < 0
+		}
+		i, err := strconv.ParseInt(n, 10, 64)
+		return err == nil && i >= 0
 	}
 	if !strings.HasPrefix(r, "CASE WHEN ") {
 		return isValue(r)

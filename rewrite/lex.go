@@ -35,10 +35,11 @@ type lexer struct {
 	d      Dialect
 	s      string
 	toks   []token
-	open   bool // unterminated literal, quoted identifier or comment
-	exec   bool // inside MySQL's /*! … */
-	params int  // highest parameter number seen
-	nextQ  int  // number the next anonymous ? gets (minus one)
+	open   bool  // unterminated literal, quoted identifier or comment
+	exec   bool  // inside MySQL's /*! … */
+	marks  []int // offsets of the /*! and */ markers around MySQL's executed comments
+	params int   // highest parameter number seen
+	nextQ  int   // number the next anonymous ? gets (minus one)
 }
 
 func lex(d Dialect, s string) *lexer {
@@ -77,12 +78,14 @@ func (l *lexer) run() {
 			// MySQL runs the text of /*! … */ and /*!50700 … */ as SQL:
 			// lex it as such, skipping only the markers.
 			l.exec = true
+			l.marks = append(l.marks, i)
 			i += 3
 			for i < len(s) && isDigit(s[i]) {
 				i++
 			}
 		case c == '*' && l.exec && i+1 < len(s) && s[i+1] == '/':
 			l.exec = false
+			l.marks = append(l.marks, i)
 			i += 2
 		case c == '/' && i+1 < len(s) && s[i+1] == '*':
 			i = l.blockComment(i)

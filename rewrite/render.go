@@ -18,7 +18,8 @@ import (
 //     on values, so it can be prepared once; the driver binds the values as
 //     extra arguments (see [Statement.ParamNumber]). values is then only used
 //     for its length and may be nil.
-//   - otherwise the value is inlined in parentheses: (42).
+//   - otherwise the value is inlined in parentheses, typed bigint as
+//     nextval's result is in PostgreSQL: (42::int8); (42) in MySQL and SQLite.
 //
 // A call whose name or setval operands are bind parameters keeps referencing
 // them, so that every parameter keeps a type and a NULL argument gives NULL
@@ -89,7 +90,7 @@ func (s *Statement) appendCall(dst []byte, c *Call, k int, v int64) []byte {
 		dst = strconv.AppendInt(dst, int64(k), 10)
 		dst = append(dst, "::int8"...)
 	} else {
-		dst = strconv.AppendInt(dst, v, 10)
+		dst = s.appendValue(dst, v)
 	}
 	if guarded {
 		dst = append(dst, " END)"...)
@@ -101,6 +102,23 @@ func (s *Statement) appendCall(dst []byte, c *Call, k int, v int64) []byte {
 		dst = append(dst, c.alias...)
 	}
 	return dst
+}
+
+// appendValue inlines a value. In PostgreSQL it is typed bigint, as nextval's
+// result is: an untyped 42 would be an integer, and nextval('s') * 1000000
+// would overflow where PostgreSQL computes in bigint. A negative value is
+// parenthesised so the minus sign applies before the cast.
+func (s *Statement) appendValue(dst []byte, v int64) []byte {
+	if s.dialect != Postgres {
+		return strconv.AppendInt(dst, v, 10)
+	}
+	if v < 0 {
+		dst = append(dst, '(')
+		dst = strconv.AppendInt(dst, v, 10)
+		return append(dst, ")::int8"...)
+	}
+	dst = strconv.AppendInt(dst, v, 10)
+	return append(dst, "::int8"...)
 }
 
 // appendParam appends bind parameter number n (1-based) in the dialect's

@@ -1,0 +1,35 @@
+// Command bench runs seqshim's benchmark set in one go and writes
+// BENCHMARKS.md: a table of ratios measured in the same run, the machine, and
+// the command.
+//
+// It needs the PostgreSQL that scripts/testenv.sh starts (SEQSHIM_TEST_PG),
+// and uses dynalite (SEQSHIM_TEST_DYNAMODB) for the store-write figure when
+// it is there. From the repository root:
+//
+//	bash -c '. scripts/testenv.sh; go run ./bench'
+//
+// Flags: -o FILE (default BENCHMARKS.md), -rounds N (interleaved rounds per
+// comparison, default 5), -store-time D (length of the 10,000 values/s run,
+// default 15s).
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is how BENCHMARKS.md says it was produced.
+const command = "bash -c '. scripts/testenv.sh; go run ./bench'"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
