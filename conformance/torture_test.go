@@ -326,7 +326,7 @@ func TestOutage(t *testing.T) {
 	const (
 		buffer  = time.Second
 		maxWait = 500 * time.Millisecond
-		outage  = 3 * time.Second // longer than the buffer
+		outage  = 4 * time.Second // well beyond the buffer
 	)
 	for _, tt := range []struct {
 		name string
