@@ -84,6 +84,19 @@
 // transcript of a per-row query must have several rows with distinct values,
 // so the step tests something ([CheckPerRow]).
 //
+// # Uniqueness under faults
+//
+// TestTorture (torture_test.go, pieces in internal/torture) runs 8 child
+// processes × 32 goroutines drawing values through the seqshim driver from
+// one dynalite table behind a fault proxy (responses dropped after the store
+// applied them, delays, resets), while a controller SIGKILLs and restarts
+// them; every value handed out is recorded, and the checker requires 0
+// duplicates and 0 values going backwards within a process. TestOutage stops
+// the store for longer than the buffer and checks that values keep coming
+// from the cache, then fail with seqcache.ErrUnavailable within
+// seqshim.max_wait, then come back without a restart. Both append their
+// summary lines to $SEQSHIM_TEST_TMP/summary.txt, which scripts/test prints.
+//
 // # Caveats
 //
 // Scenarios leave out what legitimately differs between a database sequence
