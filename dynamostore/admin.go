@@ -87,15 +87,7 @@ func (s *Store) Alter(ctx context.Context, name string, c seqcache.Clauses) (seq
 			cond += " AND #last BETWEEN :min AND :max"
 		}
 		update += " ADD #ver :one"
-		out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                 &s.table,
-			Key:                       keyOf(s.key(name)),
-			UpdateExpression:          &update,
-			ConditionExpression:       &cond,
-			ExpressionAttributeNames:  names(update, cond),
-			ExpressionAttributeValues: values,
-			ReturnValues:              types.ReturnValueAllNew,
-		})
+		out, err := s.updateItem(ctx, s.key(name), update, cond, values, types.ReturnValueAllNew)
 		s.forget(name)
 		if err == nil {
 			r, err := decode(name, out.Attributes)
@@ -128,17 +120,9 @@ func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled b
 		}
 		update := "SET #last = :nl, #called = :nc ADD #ver :one"
 		cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v"
-		out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                &s.table,
-			Key:                      keyOf(s.key(name)),
-			UpdateExpression:         &update,
-			ConditionExpression:      &cond,
-			ExpressionAttributeNames: names(update, cond),
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":nl": num(pos.Last), ":nc": boolean(pos.Called), ":one": num(1), ":g": str(r.gen), ":v": num(r.info.Version),
-			},
-			ReturnValues: types.ReturnValueAllNew,
-		})
+		out, err := s.updateItem(ctx, s.key(name), update, cond, map[string]types.AttributeValue{
+			":nl": num(pos.Last), ":nc": boolean(pos.Called), ":one": num(1), ":g": str(r.gen), ":v": num(r.info.Version),
+		}, types.ReturnValueAllNew)
 		s.forget(name)
 		if err == nil {
 			r, err := decode(name, out.Attributes)
@@ -266,17 +250,9 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 		}
 		update := "SET #moved = :to ADD #ver :one"
 		cond := "attribute_exists(#name) AND attribute_not_exists(#moved) AND #gen = :g AND #ver = :v"
-		out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                &s.table,
-			Key:                      keyOf(oldKey),
-			UpdateExpression:         &update,
-			ConditionExpression:      &cond,
-			ExpressionAttributeNames: names(update, cond),
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":to": str(newName), ":one": num(1), ":g": str(r.gen), ":v": num(r.info.Version),
-			},
-			ReturnValues: types.ReturnValueAllNew,
-		})
+		out, err := s.updateItem(ctx, oldKey, update, cond, map[string]types.AttributeValue{
+			":to": str(newName), ":one": num(1), ":g": str(r.gen), ":v": num(r.info.Version),
+		}, types.ReturnValueAllNew)
 		s.forget(name)
 		switch {
 		case err == nil:
@@ -340,14 +316,7 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 	// only matters to a resumed rename of the same old item, which is gone).
 	update := "REMOVE #from"
 	cond = "#from = :old"
-	_, _ = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       keyOf(newKey),
-		UpdateExpression:          &update,
-		ConditionExpression:       &cond,
-		ExpressionAttributeNames:  names(update, cond),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":old": str(oldKey)},
-	})
+	_, _ = s.updateItem(ctx, newKey, update, cond, map[string]types.AttributeValue{":old": str(oldKey)}, types.ReturnValueNone)
 	return nil
 }
 
@@ -355,14 +324,7 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 func (s *Store) unfence(ctx context.Context, oldKey, newName string) error {
 	update := "REMOVE #moved ADD #ver :one"
 	cond := "#moved = :to"
-	_, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       keyOf(oldKey),
-		UpdateExpression:          &update,
-		ConditionExpression:       &cond,
-		ExpressionAttributeNames:  names(update, cond),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":to": str(newName), ":one": num(1)},
-	})
+	_, err := s.updateItem(ctx, oldKey, update, cond, map[string]types.AttributeValue{":to": str(newName), ":one": num(1)}, types.ReturnValueNone)
 	if conditionFailed(err) {
 		return fmt.Errorf("fence on %q was lifted concurrently: %w", oldKey, err)
 	}

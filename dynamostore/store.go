@@ -291,15 +291,7 @@ func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int
 	if !e.called {
 		values[":t"] = boolean(true)
 	}
-	out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       keyOf(s.key(name)),
-		UpdateExpression:          &update,
-		ConditionExpression:       &cond,
-		ExpressionAttributeNames:  names(update, cond),
-		ExpressionAttributeValues: values,
-		ReturnValues:              types.ReturnValueUpdatedNew,
-	})
+	out, err := s.updateItem(ctx, s.key(name), update, cond, values, types.ReturnValueUpdatedNew)
 	if err != nil {
 		return seqcache.Block{}, err
 	}
@@ -332,28 +324,20 @@ func (s *Store) swap(ctx context.Context, name string, r record, n int64) (seqca
 	}
 	update := "SET #last = :nl, #called = :t, #lastres = :now ADD #resv :one, #nres :cnt"
 	cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v AND #last = :ol AND #called = :oc AND #resv = :r"
-	out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                &s.table,
-		Key:                      keyOf(s.key(name)),
-		UpdateExpression:         &update,
-		ConditionExpression:      &cond,
-		ExpressionAttributeNames: names(update, cond),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":nl":  num(pos.Last),
-			":t":   boolean(true),
-			":now": num(time.Now().UnixMilli()),
-			":one": num(1),
-			":cnt": num(b.Count),
-			":g":   str(r.gen),
-			":v":   num(r.info.Version),
-			":ol":  num(r.info.Position.Last),
-			":oc":  boolean(r.info.Position.Called),
-			":r":   &types.AttributeValueMemberN{Value: r.resv},
-		},
-		// Only for symmetry with the fast path (and tests that watch the
-		// wire): the block is known already.
-		ReturnValues: types.ReturnValueUpdatedNew,
-	})
+	// Only for symmetry with the fast path (and tests that watch the
+	// wire): the block is known already.
+	out, err := s.updateItem(ctx, s.key(name), update, cond, map[string]types.AttributeValue{
+		":nl":  num(pos.Last),
+		":t":   boolean(true),
+		":now": num(time.Now().UnixMilli()),
+		":one": num(1),
+		":cnt": num(b.Count),
+		":g":   str(r.gen),
+		":v":   num(r.info.Version),
+		":ol":  num(r.info.Position.Last),
+		":oc":  boolean(r.info.Position.Called),
+		":r":   &types.AttributeValueMemberN{Value: r.resv},
+	}, types.ReturnValueUpdatedNew)
 	if err != nil {
 		return seqcache.Block{}, err
 	}
@@ -401,22 +385,15 @@ func (s *Store) Release(ctx context.Context, name string, unused seqcache.Block)
 		}
 		update := "SET #last = :nl, #called = :nc"
 		cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v AND #last = :ol AND #called = :oc AND #resv = :r"
-		_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                &s.table,
-			Key:                      keyOf(s.key(name)),
-			UpdateExpression:         &update,
-			ConditionExpression:      &cond,
-			ExpressionAttributeNames: names(update, cond),
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":nl": num(pos.Last),
-				":nc": boolean(pos.Called),
-				":g":  str(iss.gen),
-				":v":  num(iss.ver),
-				":ol": num(r.info.Position.Last),
-				":oc": boolean(r.info.Position.Called),
-				":r":  &types.AttributeValueMemberN{Value: iss.resv},
-			},
-		})
+		_, err = s.updateItem(ctx, s.key(name), update, cond, map[string]types.AttributeValue{
+			":nl": num(pos.Last),
+			":nc": boolean(pos.Called),
+			":g":  str(iss.gen),
+			":v":  num(iss.ver),
+			":ol": num(r.info.Position.Last),
+			":oc": boolean(r.info.Position.Called),
+			":r":  &types.AttributeValueMemberN{Value: iss.resv},
+		}, types.ReturnValueNone)
 		s.forget(name) // the fast path expects called = true; re-read next time
 		if err == nil {
 			return true, nil
@@ -482,4 +459,18 @@ func (s *Store) trimPrefix(key string) (string, bool) {
 		return "", false
 	}
 	return key[len(s.opts.Prefix):], true
+}
+
+// updateItem is a conditional UpdateItem of the item with key; the attribute
+// names are those the two expressions use.
+func (s *Store) updateItem(ctx context.Context, key, update, cond string, values map[string]types.AttributeValue, ret types.ReturnValue) (*dynamodb.UpdateItemOutput, error) {
+	return s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       keyOf(key),
+		UpdateExpression:          &update,
+		ConditionExpression:       &cond,
+		ExpressionAttributeNames:  names(update, cond),
+		ExpressionAttributeValues: values,
+		ReturnValues:              ret,
+	})
 }
