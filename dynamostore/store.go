@@ -324,8 +324,8 @@ func (s *Store) swap(ctx context.Context, name string, r record, n int64) (seqca
 	}
 	update := "SET #last = :nl, #called = :t, #lastres = :now ADD #resv :one, #nres :cnt"
 	cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v AND #last = :ol AND #called = :oc AND #resv = :r"
-	// Only for symmetry with the fast path (and tests that watch the
-	// wire): the block is known already.
+	// UPDATED_NEW only for symmetry with the fast path (and tests that
+	// watch the wire): the block is known already.
 	out, err := s.updateItem(ctx, s.key(name), update, cond, map[string]types.AttributeValue{
 		":nl":  num(pos.Last),
 		":t":   boolean(true),
