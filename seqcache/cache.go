@@ -167,7 +167,9 @@ func (c *Cache) Invalidate(name string) {
 // Change runs fn, which changes sequence name in the store (setval, ALTER,
 // DROP, RENAME), so that no value of the old state is handed out after
 // Change returns: it stops refills of name, waits for the store call in
-// flight, drops the cached values, runs fn, and lets refills resume. Next
+// flight, drops the cached values (handing them back first to a [Releaser]
+// store, so fn finds the position PostgreSQL would have: the last value
+// served), runs fn, and lets refills resume. Next
 // calls in the meantime wait for the first block reserved after fn. The error
 // is fn's, or ctx's if the wait for the call in flight is cut short.
 func (c *Cache) Change(ctx context.Context, name string, fn func(ctx context.Context) error) error {
