@@ -64,6 +64,7 @@ func BenchmarkAtomicAddBaselineParallel(b *testing.B) {
 func BenchmarkNextHandleParallel(b *testing.B) {
 	h := benchCache(b).Handle("s")
 	b.ReportAllocs()
+	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		ctx := context.Background()
 		for pb.Next() {
@@ -78,6 +79,7 @@ func BenchmarkNextHandleParallel(b *testing.B) {
 func BenchmarkNextByNameParallel(b *testing.B) {
 	c := benchCache(b)
 	b.ReportAllocs()
+	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		ctx := context.Background()
 		for pb.Next() {
