@@ -64,15 +64,11 @@ func Open(rawurl string) (*Store, error) {
 // Reserve implements [seqcache.Reserver]: the block is computed by
 // [seqcache.Spec.Reserve] and the position moved under one lock.
 func (s *Store) Reserve(ctx context.Context, name string, n int64) (seqcache.Block, error) {
-	if err := ctx.Err(); err != nil {
+	info, err := s.lock(ctx, name)
+	if err != nil {
 		return seqcache.Block{}, err
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	info := s.seqs[name]
-	if info == nil {
-		return seqcache.Block{}, seqcache.NotFoundError(name)
-	}
 	b, pos, err := info.Spec.Reserve(name, info.Position, n)
 	if err != nil {
 		return seqcache.Block{}, err
@@ -87,15 +83,11 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (seqcache.Blo
 // Release implements [seqcache.Releaser] with [seqcache.Spec.Release]: the
 // tail is taken back only if nobody reserved after it.
 func (s *Store) Release(ctx context.Context, name string, unused seqcache.Block) (bool, error) {
-	if err := ctx.Err(); err != nil {
+	info, err := s.lock(ctx, name)
+	if err != nil {
 		return false, err
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	info := s.seqs[name]
-	if info == nil {
-		return false, seqcache.NotFoundError(name)
-	}
 	pos, ok := info.Spec.Release(info.Position, unused)
 	if ok {
 		info.Position = pos
@@ -126,15 +118,11 @@ func (s *Store) Create(ctx context.Context, name string, spec seqcache.Spec, pos
 
 // Alter implements [seqcache.Admin] with [seqcache.Clauses.Alter].
 func (s *Store) Alter(ctx context.Context, name string, c seqcache.Clauses) (seqcache.Info, error) {
-	if err := ctx.Err(); err != nil {
+	info, err := s.lock(ctx, name)
+	if err != nil {
 		return seqcache.Info{}, err
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	info := s.seqs[name]
-	if info == nil {
-		return seqcache.Info{}, seqcache.NotFoundError(name)
-	}
 	spec, pos, err := c.Alter(info.Spec, info.Position)
 	if err != nil {
 		return seqcache.Info{}, err
@@ -146,15 +134,11 @@ func (s *Store) Alter(ctx context.Context, name string, c seqcache.Clauses) (seq
 
 // SetVal implements [seqcache.Admin] with [seqcache.Spec.SetVal].
 func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled bool) (seqcache.Info, error) {
-	if err := ctx.Err(); err != nil {
+	info, err := s.lock(ctx, name)
+	if err != nil {
 		return seqcache.Info{}, err
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	info := s.seqs[name]
-	if info == nil {
-		return seqcache.Info{}, seqcache.NotFoundError(name)
-	}
 	pos, err := info.Spec.SetVal(name, value, isCalled)
 	if err != nil {
 		return seqcache.Info{}, err
@@ -166,15 +150,11 @@ func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled b
 
 // Rename implements [seqcache.Admin].
 func (s *Store) Rename(ctx context.Context, name, newName string) error {
-	if err := ctx.Err(); err != nil {
+	info, err := s.lock(ctx, name)
+	if err != nil {
 		return err
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	info := s.seqs[name]
-	if info == nil {
-		return seqcache.NotFoundError(name)
-	}
 	if s.seqs[newName] != nil {
 		return seqcache.ExistsError(newName)
 	}
@@ -200,15 +180,11 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 
 // Describe implements [seqcache.Admin].
 func (s *Store) Describe(ctx context.Context, name string) (seqcache.Info, error) {
-	if err := ctx.Err(); err != nil {
+	info, err := s.lock(ctx, name)
+	if err != nil {
 		return seqcache.Info{}, err
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	info := s.seqs[name]
-	if info == nil {
-		return seqcache.Info{}, seqcache.NotFoundError(name)
-	}
 	return *info, nil
 }
 
@@ -226,4 +202,19 @@ func (s *Store) List(ctx context.Context) ([]seqcache.Info, error) {
 	s.mu.Unlock()
 	sort.Slice(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
 	return infos, nil
+}
+
+// lock checks ctx, takes the store's lock and finds the sequence; on success
+// the caller holds the lock and must unlock it.
+func (s *Store) lock(ctx context.Context, name string) (*seqcache.Info, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	info := s.seqs[name]
+	if info == nil {
+		s.mu.Unlock()
+		return nil, seqcache.NotFoundError(name)
+	}
+	return info, nil
 }
