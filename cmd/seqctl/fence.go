@@ -59,22 +59,11 @@ func (a *app) cmdFence(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	filter, err := newSeqFilter(args, *schemas)
-	if err != nil {
-		return err
-	}
-	if _, err := a.storeURLOrEnv(); err != nil {
-		return err
-	}
-	conn, err := connectNative(ctx, *from)
+	conn, seqs, err := a.openNative(ctx, *from, args, *schemas)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	seqs, err := readNative(ctx, conn, filter)
-	if err != nil {
-		return err
-	}
 	st, err := a.store(ctx)
 	if err != nil {
 		return err

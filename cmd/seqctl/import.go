@@ -65,22 +65,11 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	if *sample < 0 {
 		return usagef("--sample %v: want a duration >= 0", *sample)
 	}
-	filter, err := newSeqFilter(args, *schemas)
-	if err != nil {
-		return err
-	}
-	if _, err := a.storeURLOrEnv(); err != nil {
-		return err
-	}
-	conn, err := connectNative(ctx, *from)
+	conn, seqs, err := a.openNative(ctx, *from, args, *schemas)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	seqs, err := readNative(ctx, conn, filter)
-	if err != nil {
-		return err
-	}
 	if len(seqs) == 0 {
 		return fmt.Errorf("no sequence to import in %s: %w", redact(*from), seqcache.ErrNotFound)
 	}

@@ -60,6 +60,29 @@ func (f seqFilter) match(n nativeSeq) bool {
 }
 
 // connectNative connects to the PostgreSQL database of --from.
+// openNative is the common start of import and fence: the sequences of the
+// live database at from, picked by names and schemas, once a store is known
+// to be configured. The caller closes the connection.
+func (a *app) openNative(ctx context.Context, from string, names []string, schemas string) (*pgx.Conn, []nativeSeq, error) {
+	filter, err := newSeqFilter(names, schemas)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := a.storeURLOrEnv(); err != nil {
+		return nil, nil, err
+	}
+	conn, err := connectNative(ctx, from)
+	if err != nil {
+		return nil, nil, err
+	}
+	seqs, err := readNative(ctx, conn, filter)
+	if err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return nil, nil, err
+	}
+	return conn, seqs, nil
+}
+
 func connectNative(ctx context.Context, from string) (*pgx.Conn, error) {
 	if from == "" {
 		return nil, usagef("no source: pass --from postgres://USER@HOST:PORT/DB")
