@@ -8,9 +8,10 @@
 //
 //	bash -c '. scripts/testenv.sh; go run ./bench'
 //
-// Flags: -o FILE (default BENCHMARKS.md), -rounds N (interleaved rounds per
-// comparison, default 5), -store-time D (length of the 10,000 values/s run,
-// default 15s).
+// Flags: -o FILE (default BENCHMARKS.md), -rounds N (rounds of each cache
+// hot-path comparison, default 5), -pg-time D (time spent on each PostgreSQL
+// comparison, in blocks of 1,000 interleaved pairs, default 30s), -store-time
+// D (length of the 10,000 values/s run, default 15s).
 package main
 
 import (

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -86,7 +85,6 @@ func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
 type report struct {
 	Command string
 	Date    time.Time
-	Rounds  int
 	Machine machineInfo
 	Rows    []row
 	Store   storeResult
@@ -118,28 +116,28 @@ func (r report) markdown() string {
 	p("")
 	p("## Ratios")
 	p("")
-	p("Ratio = subject time / baseline time, measured in each of %d interleaved rounds: the median (the range over the rounds in brackets); below 1 means seqshim is faster. The times shown are the medians of the rounds' times, so they need not divide exactly to the ratio.", r.Rounds)
+	p("Ratio = subject time / baseline time, taken in every sample (a round, or a block of interleaved pairs; see the samples column): the median, with the interquartile range in brackets; below 1 means seqshim is faster. The times shown are the medians of the samples' times, so they need not divide exactly to the ratio.")
 	p("")
-	p("| benchmark | subject | baseline | ratio | allocs/op (subject) | note |")
-	p("|---|---|---|---|---|---|")
+	p("| benchmark | subject | baseline | ratio | samples | allocs/op (subject) | note |")
+	p("|---|---|---|---|---|---|---|")
 	for _, row := range r.Rows {
 		rs := row.ratios()
-		p("| %s | %s: %s | %s: %s | **%s** (%s–%s)%s | %.0f | %s |", row.Name,
+		p("| %s | %s: %s | %s: %s | **%s** (%s–%s)%s | %s | %.0f | %s |", row.Name,
 			row.Subject, fmtNs(median(row.SubjectNs)), row.Baseline, fmtNs(median(row.BaselineNs)),
-			fmtRatio(median(rs)), fmtRatio(slices.Min(rs)), fmtRatio(slices.Max(rs)), faster(median(rs)), row.SubjectAllocs, row.Note)
+			fmtRatio(median(rs)), fmtRatio(quantile(rs, 0.25)), fmtRatio(quantile(rs, 0.75)), faster(median(rs)), row.Samples, row.SubjectAllocs, row.Note)
 	}
 	s := r.Store
 	fewer := ""
 	if s.SteadyPerMillion > 0 {
 		fewer = fmt.Sprintf(": %s× fewer writes", thousands(int64(1e6/s.SteadyPerMillion+0.5)))
 	}
-	p("| store writes per million values at a steady %s values/s | seqshim: %s | one write per value: 1,000,000 | **%s**%s | – | steady state after a %v warm-up; %s including it |",
-		thousands(int64(s.Rate)), thousands(int64(s.SteadyPerMillion+0.5)), fmtRatio(s.SteadyPerMillion/1e6), fewer, s.Warm, thousands(int64(s.TotalPerMillion+0.5)))
+	p("| store writes per million values at a steady %s values/s | seqshim: %s | one write per value: 1,000,000 | **%s**%s | one run of %v | – | steady state after a %v warm-up; %s including it |",
+		thousands(int64(s.Rate)), thousands(int64(s.SteadyPerMillion+0.5)), fmtRatio(s.SteadyPerMillion/1e6), fewer, s.Duration, s.Warm, thousands(int64(s.TotalPerMillion+0.5)))
 	p("")
 	p("## How it was measured")
 	p("")
 	p("- Cache hot path: `seqcache.Cache` over `memstore` with default options, `Handle.Next` against a bare `atomic.Int64.Add` (the floor of any shared counter), each with `testing.Benchmark` (`b.Loop`, or `b.RunParallel` for the parallel row); the two alternate which runs first in each round.")
-	p("- PostgreSQL rows: one `database/sql` handle through the `seqshim` driver (store `memory:`; whatever the store, values come from the in-process cache and the store is only called by background refills) and one natively through pgx's `database/sql` driver, each limited to one connection, against the same server and sequence. Every iteration runs one seqshim operation and one native one, alternating which goes first, each timed separately, so that load drifting on a shared machine hits both alike. Allocations are `testing.AllocsPerRun` of the seqshim operation alone.")
+	p("- PostgreSQL rows: one `database/sql` handle through the `seqshim` driver (store `memory:`; whatever the store, values come from the in-process cache and the store is only called by background refills) and one natively through pgx's `database/sql` driver, each limited to one connection, against the same server and sequence. Every pair runs one seqshim operation and one native one, alternating which goes first, each timed separately, so that load drifting on a shared machine hits both alike; a sample is a block of %s pairs, and blocks are taken for `-pg-time` per row after a warm-up. The operations run under `context.Background()` except in the row that says otherwise. On a small shared machine one stall of a few milliseconds moves a long run's mean by percents; the median over many short blocks is what such stalls do not move. Allocations are `testing.AllocsPerRun` of the seqshim operation alone.", thousands(blockPairs))
 	p("- Store writes: `seqcache.Cache` with its production defaults (buffer 10s, block = one second of consumption) over %s, drawing %s values/s in real time for %v (%s values, %s writes, %s reads; %d failed calls; mean block %s values). The per-million figures are extrapolated from that run: the steady figure counts the writes after the first %v (%s values, %s writes). A DynamoDB atomic counter, or any store asked once per value, makes 1,000,000 writes per million values.",
 		s.Store, thousands(int64(s.Rate)), s.Duration, thousands(s.Values), thousands(s.Writes), thousands(s.Reads), s.Errors, thousands(s.AvgBlock), s.Warm, thousands(s.SteadyValues), thousands(s.SteadyWrites))
 	p("- PostgreSQL and dynalite (a local DynamoDB) run on the same machine, over loopback: against a real network the native round trips cost more, so seqshim's ratio for nextval here is conservative, and the pass-through and INSERT ratios come closer to 1. Absolute times depend on this small machine; compare ratios.")

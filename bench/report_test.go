@@ -45,6 +45,18 @@ func TestMedian(t *testing.T) {
 			t.Errorf("median(%v) = %v, want %v", tt.xs, got, tt.want)
 		}
 	}
+	for _, tt := range []struct {
+		xs   []float64
+		q    float64
+		want float64
+	}{
+		{[]float64{5, 1, 3, 2, 4}, 0.25, 2}, {[]float64{5, 1, 3, 2, 4}, 0.75, 4},
+		{[]float64{4, 1, 3, 2}, 0.25, 1.75}, {[]float64{7}, 0.75, 7}, {[]float64{1, 9}, 1, 9},
+	} {
+		if got := quantile(tt.xs, tt.q); got != tt.want {
+			t.Errorf("quantile(%v, %v) = %v, want %v", tt.xs, tt.q, got, tt.want)
+		}
+	}
 }
 
 func TestMachineFiles(t *testing.T) {
@@ -68,9 +80,9 @@ func TestMachineFiles(t *testing.T) {
 
 func TestMarkdown(t *testing.T) {
 	r := report{
-		Command: command, Date: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC), Rounds: 3,
+		Command: command, Date: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC),
 		Machine: machineInfo{CPU: "cpu X", Cores: 2, GOMAXPROCS: 2, OS: "linux", Go: "go1.26", PostgreSQL: "PostgreSQL 15.18 on x86_64, compiled by gcc, 64-bit, fsync off"},
-		Rows: []row{{Name: "SELECT nextval('s')", Subject: "seqshim", Baseline: "pgx",
+		Rows: []row{{Name: "SELECT nextval('s')", Subject: "seqshim", Baseline: "pgx", Samples: "3 blocks of 1,000 pairs",
 			SubjectNs: []float64{1000, 1100, 900}, BaselineNs: []float64{40000, 40000, 40000}}},
 		Store: storeResult{Rate: 10000, SteadyPerMillion: 100, TotalPerMillion: 300, Warm: 5 * time.Second},
 	}
@@ -79,7 +91,7 @@ func TestMarkdown(t *testing.T) {
 		"`" + command + "`",
 		"cpu X, 2 logical cores",
 		"- Database: PostgreSQL 15.18, local, fsync off\n",
-		"| SELECT nextval('s') | seqshim: 1.0 µs | pgx: 40.0 µs | **0.0250×** (0.0225×–0.0275×): 40× faster |",
+		"| SELECT nextval('s') | seqshim: 1.0 µs | pgx: 40.0 µs | **0.0250×** (0.0238×–0.0263×): 40× faster | 3 blocks of 1,000 pairs |",
 		"| seqshim: 100 | one write per value: 1,000,000 | **0.0001×**: 10,000× fewer writes |",
 	} {
 		if !strings.Contains(md, want) {

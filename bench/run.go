@@ -27,6 +27,7 @@ import (
 type config struct {
 	out       string
 	rounds    int
+	pgTime    time.Duration
 	storeTime time.Duration
 	rate      int
 	pg        string
@@ -38,14 +39,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.out, "o", "BENCHMARKS.md", "file to write")
-	fs.IntVar(&cfg.rounds, "rounds", 5, "interleaved rounds per comparison")
+	fs.IntVar(&cfg.rounds, "rounds", 5, "rounds of each cache hot-path comparison")
+	fs.DurationVar(&cfg.pgTime, "pg-time", 30*time.Second, "time spent on each PostgreSQL comparison")
 	fs.DurationVar(&cfg.storeTime, "store-time", 15*time.Second, "length of the steady-rate run for store writes")
 	fs.IntVar(&cfg.rate, "rate", 10_000, "values per second of the steady-rate run")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if cfg.rounds < 1 || cfg.rate < 1 || cfg.storeTime < 3*time.Second {
-		return errors.New("want -rounds >= 1, -rate >= 1, -store-time >= 3s")
+	if cfg.rounds < 1 || cfg.pgTime <= 0 || cfg.rate < 1 || cfg.storeTime < 3*time.Second {
+		return errors.New("want -rounds >= 1, -pg-time > 0, -rate >= 1, -store-time >= 3s")
 	}
 	cfg.pg = os.Getenv(testenv.EnvPG)
 	cfg.dynamo = os.Getenv(testenv.EnvDynamoDB)
@@ -59,7 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		os.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	}
 
-	rep := report{Command: command, Date: time.Now().UTC(), Rounds: cfg.rounds, Machine: machine()}
+	rep := report{Command: command, Date: time.Now().UTC(), Machine: machine()}
 	logf := func(format string, args ...any) { fmt.Fprintf(stdout, format+"\n", args...) }
 
 	hot, err := hotPath(ctx, cfg.rounds, false)
@@ -80,8 +82,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer pg.close()
 	rep.Machine.PostgreSQL = pg.version
-	for _, f := range []func(context.Context, *pgPair, int) (row, error){nextval, insert, select1} {
-		r, err := f(ctx, pg, cfg.rounds)
+	for _, f := range []func(context.Context, *pgPair, time.Duration) (row, error){nextval, nextvalCancellable, insert, select1} {
+		r, err := f(ctx, pg, cfg.pgTime)
 		if err != nil {
 			return err
 		}
@@ -104,10 +106,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // row is one comparison: a subject against its baseline, both measured in
-// every round, the ratio taken per round.
+// every sample (a round or a block), the ratio taken per sample.
 type row struct {
 	Name, Subject, Baseline string
-	SubjectNs, BaselineNs   []float64 // per round
+	Samples                 string    // what the samples were, e.g. "5 rounds"
+	SubjectNs, BaselineNs   []float64 // per sample
 	SubjectAllocs           float64
 	Note                    string
 }
@@ -122,19 +125,24 @@ func (r row) ratios() []float64 {
 
 func (r row) line() string {
 	rs := r.ratios()
-	return fmt.Sprintf("%s: %s %s vs %s %s: ratio %.3g (%.3g–%.3g)", r.Name,
+	return fmt.Sprintf("%s: %s %s vs %s %s: ratio %.3g (IQR %.3g–%.3g, %s)", r.Name,
 		r.Subject, fmtNs(median(r.SubjectNs)), r.Baseline, fmtNs(median(r.BaselineNs)),
-		median(rs), slices.Min(rs), slices.Max(rs))
+		median(rs), quantile(rs, 0.25), quantile(rs, 0.75), r.Samples)
 }
 
-func median(xs []float64) float64 {
+func median(xs []float64) float64 { return quantile(xs, 0.5) }
+
+// quantile is the q-quantile of xs, interpolated linearly between the
+// closest ranks.
+func quantile(xs []float64, q float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
+	pos := q * float64(len(s)-1)
+	i := int(pos)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
 	}
+	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
 }
 
 // hotPath compares seqcache's Handle.Next over an in-memory store with a bare
@@ -172,7 +180,8 @@ func hotPath(ctx context.Context, rounds int, parallel bool) (row, error) {
 			}
 		}
 	}
-	r := row{Name: "cache hot path", Subject: "seqcache Handle.Next", Baseline: "atomic.AddInt64"}
+	r := row{Name: "cache hot path", Subject: "seqcache Handle.Next", Baseline: "atomic.AddInt64",
+		Samples: fmt.Sprintf("%d rounds", rounds)}
 	if parallel {
 		r.Name += fmt.Sprintf(", %d goroutines (GOMAXPROCS)", runtimeProcs())
 		r.Note = "testing.B.RunParallel on one sequence / one counter"
@@ -252,39 +261,57 @@ func (p *pgPair) close() {
 	p.native.Close()
 }
 
-// compare runs the two operations alternately, one of each per iteration
-// (which goes first alternates too), timing each, so that load drifting on
-// a shared machine hits both alike; rounds such runs.
-func compare(r row, rounds int, shimOp, nativeOp func() error) (row, error) {
-	var failed error
-	for range rounds {
-		var shim, native time.Duration
-		res := testing.Benchmark(func(b *testing.B) {
-			shim, native = 0, 0
-			timed := func(op func() error, total *time.Duration) {
-				t0 := time.Now()
-				if err := op(); err != nil && failed == nil {
-					failed = err
-				}
-				*total += time.Since(t0)
-			}
-			for i := 0; b.Loop(); i++ {
-				if i%2 == 0 {
-					timed(shimOp, &shim)
-					timed(nativeOp, &native)
-				} else {
-					timed(nativeOp, &native)
-					timed(shimOp, &shim)
-				}
-			}
-		})
-		if failed != nil {
-			return row{}, fmt.Errorf("%s: %w", r.Name, failed)
+// blockPairs is the number of seqshim/native pairs in one sample of a
+// PostgreSQL comparison.
+const blockPairs = 1000
+
+// compare runs the two operations alternately, one of each per pair (which
+// goes first alternates too), each timed on its own, so that load drifting on
+// a shared machine hits both alike. It takes a sample every blockPairs pairs
+// for the time budget (at least 5): on this kind of machine one stall of a
+// few milliseconds moves a second-long mean by percents, and the median over
+// many short blocks is what such stalls do not move.
+func compare(ctx context.Context, r row, budget time.Duration, shimOp, nativeOp func() error) (row, error) {
+	pair := func(i int, shim, native *time.Duration) error {
+		first, second := shimOp, nativeOp
+		t1, t2 := shim, native
+		if i%2 == 1 {
+			first, second, t1, t2 = nativeOp, shimOp, native, shim
 		}
-		n := float64(res.N)
-		r.SubjectNs = append(r.SubjectNs, float64(shim.Nanoseconds())/n)
-		r.BaselineNs = append(r.BaselineNs, float64(native.Nanoseconds())/n)
+		t0 := time.Now()
+		if err := first(); err != nil {
+			return err
+		}
+		t := time.Now()
+		*t1 += t.Sub(t0)
+		if err := second(); err != nil {
+			return err
+		}
+		*t2 += time.Since(t)
+		return nil
 	}
+	var discard time.Duration
+	for i := range blockPairs / 10 { // warm up: prepared statements, first blocks
+		if err := pair(i, &discard, &discard); err != nil {
+			return row{}, fmt.Errorf("%s: %w", r.Name, err)
+		}
+	}
+	start := time.Now()
+	for len(r.SubjectNs) < 5 || time.Since(start) < budget {
+		if err := ctx.Err(); err != nil {
+			return row{}, err
+		}
+		var shim, native time.Duration
+		for i := range blockPairs {
+			if err := pair(i, &shim, &native); err != nil {
+				return row{}, fmt.Errorf("%s: %w", r.Name, err)
+			}
+		}
+		r.SubjectNs = append(r.SubjectNs, float64(shim.Nanoseconds())/blockPairs)
+		r.BaselineNs = append(r.BaselineNs, float64(native.Nanoseconds())/blockPairs)
+	}
+	r.Samples = fmt.Sprintf("%d blocks of %s pairs", len(r.SubjectNs), thousands(blockPairs))
+	var failed error
 	r.SubjectAllocs = testing.AllocsPerRun(200, func() {
 		if err := shimOp(); err != nil && failed == nil {
 			failed = err
@@ -293,16 +320,31 @@ func compare(r row, rounds int, shimOp, nativeOp func() error) (row, error) {
 	return r, failed
 }
 
-func nextval(ctx context.Context, p *pgPair, rounds int) (row, error) {
-	q := "SELECT nextval('" + p.seq + "')"
-	var v int64
-	return compare(row{Name: "SELECT nextval('s')", Subject: "seqshim", Baseline: "PostgreSQL via pgx",
-		Note: "seqshim answers in process, no round trip"}, rounds,
-		func() error { return p.shim.QueryRowContext(ctx, q).Scan(&v) },
-		func() error { return p.native.QueryRowContext(ctx, q).Scan(&v) })
+// The measured operations run under context.Background(), as benchmarks
+// usually do; ctx only stops the run between blocks. With a context that can
+// be cancelled, database/sql starts a goroutine for every Rows, on both
+// sides: nextvalCancellable shows what that does to the in-process answer.
+
+func nextval(ctx context.Context, p *pgPair, budget time.Duration) (row, error) {
+	return nextvalCtx(ctx, p, budget, context.Background(), "SELECT nextval('s')", "seqshim answers in process, no round trip")
 }
 
-func insert(ctx context.Context, p *pgPair, rounds int) (row, error) {
+func nextvalCancellable(ctx context.Context, p *pgPair, budget time.Duration) (row, error) {
+	opCtx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	return nextvalCtx(ctx, p, budget, opCtx, "SELECT nextval('s'), cancellable context",
+		"as above, under a context with a Done channel: database/sql then starts a goroutine per query, on both sides")
+}
+
+func nextvalCtx(ctx context.Context, p *pgPair, budget time.Duration, opCtx context.Context, name, note string) (row, error) {
+	q := "SELECT nextval('" + p.seq + "')"
+	var v int64
+	return compare(ctx, row{Name: name, Subject: "seqshim", Baseline: "PostgreSQL via pgx", Note: note}, budget,
+		func() error { return p.shim.QueryRowContext(opCtx, q).Scan(&v) },
+		func() error { return p.native.QueryRowContext(opCtx, q).Scan(&v) })
+}
+
+func insert(ctx context.Context, p *pgPair, budget time.Duration) (row, error) {
 	var q [2]string
 	for i := range q {
 		t := fmt.Sprintf("%s_t%d", p.seq, i)
@@ -312,18 +354,18 @@ func insert(ctx context.Context, p *pgPair, rounds int) (row, error) {
 		p.tables = append(p.tables, t)
 		q[i] = "INSERT INTO " + t + " (id, v) VALUES (nextval('" + p.seq + "'), $1)"
 	}
-	return compare(row{Name: "INSERT … VALUES (nextval('s'), $1)", Subject: "seqshim", Baseline: "PostgreSQL via pgx",
-		Note: "seqshim binds the value as an extra parameter; two tables of the same shape"}, rounds,
-		func() error { _, err := p.shim.ExecContext(ctx, q[0], "x"); return err },
-		func() error { _, err := p.native.ExecContext(ctx, q[1], "x"); return err })
+	return compare(ctx, row{Name: "INSERT … VALUES (nextval('s'), $1)", Subject: "seqshim", Baseline: "PostgreSQL via pgx",
+		Note: "seqshim binds the value as an extra parameter; two tables of the same shape"}, budget,
+		func() error { _, err := p.shim.ExecContext(context.Background(), q[0], "x"); return err },
+		func() error { _, err := p.native.ExecContext(context.Background(), q[1], "x"); return err })
 }
 
-func select1(ctx context.Context, p *pgPair, rounds int) (row, error) {
+func select1(ctx context.Context, p *pgPair, budget time.Duration) (row, error) {
 	var v int
-	return compare(row{Name: "SELECT 1 (pass-through)", Subject: "seqshim", Baseline: "pgx",
-		Note: "no sequence call: seqshim scans the text once and hands it to pgx"}, rounds,
-		func() error { return p.shim.QueryRowContext(ctx, "SELECT 1").Scan(&v) },
-		func() error { return p.native.QueryRowContext(ctx, "SELECT 1").Scan(&v) })
+	return compare(ctx, row{Name: "SELECT 1 (pass-through)", Subject: "seqshim", Baseline: "pgx",
+		Note: "no sequence call: seqshim scans the text once and hands it to pgx"}, budget,
+		func() error { return p.shim.QueryRowContext(context.Background(), "SELECT 1").Scan(&v) },
+		func() error { return p.native.QueryRowContext(context.Background(), "SELECT 1").Scan(&v) })
 }
 
 // withParam adds a query parameter to a URL DSN.

@@ -149,7 +149,9 @@ func BenchmarkPassThroughFake(b *testing.B) {
 // benchInterleaved alternates one operation through seqshim and one natively
 // in every iteration, timing each, so that load drifting on a shared machine
 // hits both alike; it reports both times and their ratio (seqshim/native).
-// The measured time includes both operations.
+// The measured time includes both operations. One run's mean moves by
+// percents when a stall of a few milliseconds lands on one side: for the
+// figures, go run ./bench takes the median over many short blocks.
 func benchInterleaved(b *testing.B, shimOp, nativeOp func() error) {
 	var shim, native time.Duration
 	timed := func(op func() error, total *time.Duration) {
