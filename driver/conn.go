@@ -78,7 +78,11 @@ func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 		return nil, c.convertErr(err)
 	}
 	if passThrough(pl) {
-		return c.prepareInner(ctx, query)
+		st, err := c.prepareInner(ctx, query)
+		if err == nil && rewrite.DiscardsSequences(c.c.dialect, query) {
+			st = &discardStmt{Stmt: st, c: c}
+		}
+		return st, err
 	}
 	return &stmt{c: c, query: query, plan: pl}, nil
 }
@@ -129,7 +133,7 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 			return nil, driver.ErrSkip // database/sql prepares instead
 		}
 		res, err := c.execer.ExecContext(ctx, query, args)
-		if err == nil && mayDiscard(query) {
+		if err == nil {
 			c.afterPassThrough(query)
 		}
 		return res, err
@@ -150,7 +154,7 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 			return nil, driver.ErrSkip // database/sql prepares instead
 		}
 		rows, err := c.queryer.QueryContext(ctx, query, args)
-		if err == nil && mayDiscard(query) {
+		if err == nil {
 			c.afterPassThrough(query)
 		}
 		return rows, err
@@ -206,25 +210,10 @@ func passThrough(pl *rewrite.Plan) bool {
 	return true
 }
 
-// mayDiscard is the cheap test run after every pass-through statement: does
-// the SQL start with a d (after blanks)? Only then is it parsed for DISCARD.
-func mayDiscard(query string) bool {
-	for i := 0; i < len(query); i++ {
-		switch query[i] {
-		case ' ', '\t', '\n', '\r', '\f', ';':
-			continue
-		case 'd', 'D':
-			return true
-		}
-		return false
-	}
-	return false
-}
-
 // afterPassThrough clears the session state after DISCARD SEQUENCES or
 // DISCARD ALL succeeded in the database.
 func (c *conn) afterPassThrough(query string) {
-	if isDiscardSequences(query) {
+	if rewrite.DiscardsSequences(c.c.dialect, query) {
 		c.sess.reset()
 	}
 }

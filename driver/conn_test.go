@@ -389,6 +389,60 @@ func TestSessionState(t *testing.T) {
 	}
 }
 
+// TestDiscardForms: DISCARD SEQUENCES and DISCARD ALL clear the session in
+// every way a statement reaches the database, and nothing else does.
+func TestDiscardForms(t *testing.T) {
+	ctx := context.Background()
+	exec := func(c *conn, q string) error { _, err := c.ExecContext(ctx, q, nil); return err }
+	query := func(c *conn, q string) error {
+		rows, err := c.QueryContext(ctx, q, nil)
+		if err == nil {
+			rows.Close()
+		}
+		return err
+	}
+	prepared := func(c *conn, q string) error {
+		st, err := c.PrepareContext(ctx, q)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		_, err = st.(driver.StmtExecContext).ExecContext(ctx, nil)
+		return err
+	}
+	for _, tt := range []struct {
+		name  string
+		run   func(*conn, string) error
+		query string
+		clear bool
+	}{
+		{"exec", exec, "DISCARD SEQUENCES", true},
+		{"query", query, "discard all", true},
+		{"prepared", prepared, "DISCARD ALL", true},
+		{"comment first", exec, "/* pool reset */ DISCARD ALL", true},
+		{"second statement", exec, "SET search_path = public; DISCARD SEQUENCES", true},
+		{"after a local statement", query, "SELECT nextval('s'); DISCARD SEQUENCES", true},
+		{"other DISCARD", exec, "DISCARD PLANS", false},
+		{"in a literal", query, "SELECT 'DISCARD ALL'", false},
+		{"prepared other", prepared, "DISCARD TEMP", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := newFakeSetup(t)
+			c, _ := fs.connect(t)
+			if _, err := queryInt(t, c, "SELECT nextval('s')"); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.run(c, tt.query); err != nil {
+				t.Fatal(err)
+			}
+			_, err := queryInt(t, c, "SELECT lastval()")
+			if cleared := pgCode(err) == "55000"; cleared != tt.clear {
+				t.Errorf("after %q: lastval gives %v; want cleared %v", tt.query, err, tt.clear)
+			}
+		})
+	}
+}
+
 func TestSetvalInvalidates(t *testing.T) {
 	fs := newFakeSetup(t)
 	c, _ := fs.connect(t)

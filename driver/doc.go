@@ -121,9 +121,10 @@
 //     calls are refused with 0A000; insert the value explicitly instead.
 //   - errors.Is(err, seqcache.ErrLimit) does not apply to the
 //     *pgconn.PgError: test its Code ("2200H"), as with native PostgreSQL.
-//   - DISCARD is recognised at the start of a statement; a DISCARD issued
-//     behind seqshim's back (a pooler's reset query, the raw *pgx.Conn)
-//     leaves seqshim's currval in place.
+//   - DISCARD is recognised in any statement sent through seqshim (after
+//     comments, in a multi-statement string, prepared or not); one issued
+//     behind seqshim's back (the reset query of a pooler between seqshim
+//     and PostgreSQL, the raw *pgx.Conn) leaves seqshim's currval in place.
 //   - Cache tuning (seqshim.buffer, …) is set by the first connector that
 //     opens a store URL in the process; later ones share that cache.
 //   - Statements with sequence calls are rendered per execution rather than

@@ -245,8 +245,8 @@ func (c *conn) renderText(pl *rewrite.Plan, values []int64) (string, bool) {
 // database.
 func (c *conn) afterStatements(pl *rewrite.Plan) {
 	for i := range pl.Statements {
-		if s := &pl.Statements[i]; s.Kind == rewrite.PassThrough && mayDiscard(s.Text) && isDiscardSequences(s.Text) {
-			c.sess.reset()
+		if s := &pl.Statements[i]; s.Kind == rewrite.PassThrough {
+			c.afterPassThrough(s.Text)
 		}
 	}
 }
@@ -590,10 +590,7 @@ func (c *conn) innerExec(ctx context.Context, query string, args []driver.NamedV
 		return nil, err
 	}
 	defer st.Close()
-	if se, ok := st.(driver.StmtExecContext); ok {
-		return se.ExecContext(ctx, args)
-	}
-	return st.Exec(namedToValues(args)) //nolint:staticcheck // the inner driver has nothing else
+	return stmtExec(ctx, st, args)
 }
 
 // innerQuery runs SQL on the inner connection, preparing it when the inner
@@ -609,17 +606,28 @@ func (c *conn) innerQuery(ctx context.Context, query string, args []driver.Named
 	if err != nil {
 		return nil, err
 	}
-	var rows driver.Rows
-	if sq, ok := st.(driver.StmtQueryContext); ok {
-		rows, err = sq.QueryContext(ctx, args)
-	} else {
-		rows, err = st.Query(namedToValues(args)) //nolint:staticcheck // the inner driver has nothing else
-	}
+	rows, err := stmtQuery(ctx, st, args)
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
 	return &stmtRows{Rows: rows, stmt: st}, nil
+}
+
+// stmtExec executes an inner statement, with its context when it takes one.
+func stmtExec(ctx context.Context, st driver.Stmt, args []driver.NamedValue) (driver.Result, error) {
+	if se, ok := st.(driver.StmtExecContext); ok {
+		return se.ExecContext(ctx, args)
+	}
+	return st.Exec(namedToValues(args)) //nolint:staticcheck // the inner driver has nothing else
+}
+
+// stmtQuery runs an inner statement, with its context when it takes one.
+func stmtQuery(ctx context.Context, st driver.Stmt, args []driver.NamedValue) (driver.Rows, error) {
+	if sq, ok := st.(driver.StmtQueryContext); ok {
+		return sq.QueryContext(ctx, args)
+	}
+	return st.Query(namedToValues(args)) //nolint:staticcheck // the inner driver has nothing else
 }
 
 func namedToValues(args []driver.NamedValue) []driver.Value {

@@ -353,6 +353,19 @@ func TestPGPerSessionCurrval(t *testing.T) {
 			if err := b.QueryRowContext(ctx, "SELECT lastval()", pgx.QueryExecModeSimpleProtocol).Scan(new(int64)); !errors.As(err, &pe) || pe.Code != "55000" {
 				t.Errorf("lastval after DISCARD ALL: %v", err)
 			}
+			// A prepared DISCARD behind a comment, as poolers send it.
+			queryInt64(t, a, "SELECT nextval('"+seq+"')")
+			st, err := a.PrepareContext(ctx, "/* reset */ DISCARD SEQUENCES")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.ExecContext(ctx); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			if err := a.QueryRowContext(ctx, "SELECT currval('"+seq+"')").Scan(new(int64)); !errors.As(err, &pe) || pe.Code != "55000" {
+				t.Errorf("currval after a prepared DISCARD SEQUENCES: %v", err)
+			}
 			results[be.name] = []int64{va, vb, ca, cb}
 		})
 	}

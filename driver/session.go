@@ -1,7 +1,5 @@
 package driver
 
-import "strings"
-
 // session is PostgreSQL's per-session sequence state: the value nextval last
 // returned for each sequence (currval) and the sequence nextval last used
 // (lastval). A conn is used by one goroutine at a time, so it takes no lock.
@@ -60,18 +58,4 @@ func (s *session) drop(name string) {
 func (s *session) reset() {
 	clear(s.last)
 	s.lastUsed = ""
-}
-
-// isDiscardSequences reports whether a statement is DISCARD SEQUENCES or
-// DISCARD ALL, both of which clear the session's sequence state.
-func isDiscardSequences(stmt string) bool {
-	f := strings.Fields(stmt)
-	for len(f) > 0 && f[0] == ";" {
-		f = f[1:]
-	}
-	if len(f) < 2 || !strings.EqualFold(f[0], "discard") {
-		return false
-	}
-	arg := strings.TrimRight(f[1], ";")
-	return strings.EqualFold(arg, "all") || strings.EqualFold(arg, "sequences")
 }

@@ -59,6 +59,43 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 
 var errStmtClosed = errors.New("seqshim: statement is closed")
 
+// discardStmt is the inner driver's prepared DISCARD SEQUENCES or DISCARD
+// ALL: each successful execution clears the session's currval and lastval,
+// as it does in the database.
+type discardStmt struct {
+	driver.Stmt
+	c *conn
+}
+
+var (
+	_ driver.StmtExecContext  = (*discardStmt)(nil)
+	_ driver.StmtQueryContext = (*discardStmt)(nil)
+)
+
+func (s *discardStmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.ExecContext(context.Background(), valuesToNamed(args))
+}
+
+func (s *discardStmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.QueryContext(context.Background(), valuesToNamed(args))
+}
+
+func (s *discardStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	res, err := stmtExec(ctx, s.Stmt, args)
+	if err == nil {
+		s.c.sess.reset()
+	}
+	return res, err
+}
+
+func (s *discardStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	rows, err := stmtQuery(ctx, s.Stmt, args)
+	if err == nil {
+		s.c.sess.reset()
+	}
+	return rows, err
+}
+
 func valuesToNamed(args []driver.Value) []driver.NamedValue {
 	out := make([]driver.NamedValue, len(args))
 	for i, v := range args {

@@ -1,0 +1,95 @@
+package rewrite
+
+import "strings"
+
+// DiscardsSequences reports whether sql holds a DISCARD SEQUENCES or DISCARD
+// ALL statement, the two that clear a PostgreSQL session's currval and
+// lastval: at the start of the text or after any ';', after comments, in
+// any case. A DISCARD inside a literal, a quoted identifier or a comment does
+// not count, and other dialects have no DISCARD. A string in which no
+// statement starts with the word discard costs a search for ';' and no
+// allocation, so the driver asks after every statement that reached the
+// database.
+func DiscardsSequences(d Dialect, sql string) bool {
+	return d == Postgres && mayDiscard(sql) && lexDiscards(sql)
+}
+
+// lexDiscards is DiscardsSequences without the cheap test.
+func lexDiscards(sql string) bool {
+	l := lex(Postgres, sql)
+	if l.open {
+		return false // the database refuses the text
+	}
+	for _, sp := range split(l) {
+		if sp.b-sp.a < 2 || !l.is(l.toks[sp.a], "discard") {
+			continue
+		}
+		if arg := l.toks[sp.a+1]; l.is(arg, "sequences") || l.is(arg, "all") {
+			return true
+		}
+	}
+	return false
+}
+
+// mayDiscard is the cheap test before the lexer: does a statement appear to
+// start with the word discard, at the start of the text or after a ';'
+// (perhaps one inside a literal: the lexer decides), after white space and
+// comments?
+func mayDiscard(s string) bool {
+	for i := 0; ; {
+		if discardAt(s, i) {
+			return true
+		}
+		j := strings.IndexByte(s[i:], ';')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+	}
+}
+
+// discardAt reports whether the word discard follows offset i after white
+// space and comments.
+func discardAt(s string, i int) bool {
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			i++
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				return false
+			}
+			i += j + 1
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			i = skipBlockComment(s, i)
+		default:
+			const w = "discard"
+			return i+len(w) <= len(s) && strings.EqualFold(s[i:i+len(w)], w) &&
+				(i+len(w) == len(s) || !isIdentCont(s[i+len(w)]))
+		}
+	}
+	return false
+}
+
+// skipBlockComment returns the offset after the block comment starting at
+// i, which nests as in PostgreSQL, or len(s) when it is not closed.
+func skipBlockComment(s string, i int) int {
+	depth := 0
+	for i+1 < len(s) {
+		switch {
+		case s[i] == '/' && s[i+1] == '*':
+			depth++
+			i += 2
+		case s[i] == '*' && s[i+1] == '/':
+			depth--
+			i += 2
+			if depth == 0 {
+				return i
+			}
+		default:
+			i++
+		}
+	}
+	return len(s)
+}
