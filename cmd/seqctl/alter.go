@@ -31,6 +31,8 @@ func (a *app) cmdAlter(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := a.bounded(ctx)
+	defer cancel()
 	name, err := oneName(args)
 	if err != nil {
 		return err

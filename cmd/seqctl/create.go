@@ -135,6 +135,8 @@ func (a *app) cmdCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := a.bounded(ctx)
+	defer cancel()
 	name, err := oneName(args)
 	if err != nil {
 		return err

@@ -59,6 +59,8 @@ func (a *app) cmdFence(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := a.bounded(ctx)
+	defer cancel()
 	conn, seqs, err := a.openNative(ctx, *from, args, *schemas)
 	if err != nil {
 		return err

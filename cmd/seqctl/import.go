@@ -59,6 +59,8 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := a.bounded(ctx)
+	defer cancel()
 	if *margin < 0 || *margin > maxMargin {
 		return usagef("--margin %d: want 0 (default) to %d", *margin, int64(maxMargin))
 	}

@@ -33,6 +33,8 @@ func (a *app) cmdInit(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := a.bounded(ctx)
+	defer cancel()
 	if len(args) != 0 {
 		return usagef("init takes no arguments")
 	}

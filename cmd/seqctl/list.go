@@ -16,6 +16,8 @@ func (a *app) cmdList(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := a.bounded(ctx)
+	defer cancel()
 	if len(args) != 0 {
 		return usagef("list takes no arguments (for one counter: seqctl show NAME)")
 	}

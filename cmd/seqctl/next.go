@@ -25,6 +25,8 @@ func (a *app) cmdNext(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := a.bounded(ctx)
+	defer cancel()
 	name, err := oneName(args)
 	if err != nil {
 		return err

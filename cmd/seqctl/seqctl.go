@@ -97,6 +97,7 @@ type app struct {
 
 	storeURL string
 	output   string
+	timeout  time.Duration // --timeout: 0 for none
 	cmd      string        // the subcommand running
 	fs       *flag.FlagSet // the subcommand's flags, for the help test
 	help     func()        // prints the subcommand's help
@@ -187,7 +188,7 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	for _, c := range commands {
 		if c.name == name {
 			a.cmd = name
-			return c.run(a, ctx, fs.Args()[1:])
+			return a.timedOut(c.run(a, ctx, fs.Args()[1:]))
 		}
 	}
 	return usagef("unknown command %q (commands: %s)", name, commandNames())
@@ -201,18 +202,37 @@ func commandNames() string {
 	return strings.Join(names, ", ")
 }
 
-// globalFlags registers --store and -o. Every subcommand's flag set has them
-// too, so they may come before or after the command.
+// globalFlags registers --store, -o and --timeout. Every subcommand's flag
+// set has them too, so they may come before or after the command.
 func (a *app) globalFlags(fs *flag.FlagSet) {
 	fs.StringVar(&a.storeURL, "store", a.storeURL, "store `URL`: "+storeForms+" (default $"+envStore+")")
 	fs.StringVar(&a.output, "o", a.output, "output `format`: table or json")
+	fs.DurationVar(&a.timeout, "timeout", a.timeout, "give up on the command after `duration` (watch: on each refresh); 0 waits as long as the store does")
+}
+
+// bounded returns ctx limited by --timeout. Commands call it once they have
+// parsed their flags (which may set --timeout), around the work the limit
+// covers: all of it, or one refresh of watch.
+func (a *app) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	if a.timeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, a.timeout)
+}
+
+// timedOut says which limit a command hit when --timeout ran out.
+func (a *app) timedOut(err error) error {
+	if a.timeout > 0 && errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("timed out after %v (--timeout): %w", a.timeout, err)
+	}
+	return err
 }
 
 func (a *app) mainHelp(fs *flag.FlagSet) {
 	w := a.stdout
 	fmt.Fprint(w, `seqctl: the operator's tool for seqshim counters (sequences served from a store).
 
-usage: seqctl [--store URL] [-o table|json] COMMAND [flags] [args]
+usage: seqctl [--store URL] [-o table|json] [--timeout D] COMMAND [flags] [args]
 
 commands:
 `)

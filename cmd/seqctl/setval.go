@@ -23,6 +23,8 @@ func (a *app) cmdSetval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := a.bounded(ctx)
+	defer cancel()
 	if len(args) != 2 {
 		return usagef("want NAME VALUE, got %d arguments", len(args))
 	}

@@ -67,7 +67,9 @@ func (a *app) cmdWatch(ctx context.Context, args []string) error {
 		}
 		names = append(names, n)
 	}
-	st, err := a.store(ctx)
+	openCtx, cancel := a.bounded(ctx)
+	st, err := a.store(openCtx)
+	cancel()
 	if err != nil {
 		return err
 	}
@@ -81,7 +83,9 @@ func (a *app) cmdWatch(ctx context.Context, args []string) error {
 			}
 		}
 		now := a.now()
-		infos, err := readCounters(ctx, st, names)
+		readCtx, cancel := a.bounded(ctx)
+		infos, err := readCounters(readCtx, st, names)
+		cancel()
 		if err != nil {
 			if i == 0 {
 				return a.storeErr(err, strings.Join(names, " "))
