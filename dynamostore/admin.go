@@ -57,7 +57,7 @@ func (s *Store) Describe(ctx context.Context, name string) (seqcache.Info, error
 // the sequence, the write also requires the position, which reservations may
 // move meanwhile, to be within the new bounds.
 func (s *Store) Alter(ctx context.Context, name string, c seqcache.Clauses) (seqcache.Info, error) {
-	for attempt := 1; ; attempt++ {
+	return retry(ctx, s, "alter", name, func() (seqcache.Info, error) {
 		r, err := s.load(ctx, name)
 		if err != nil {
 			return seqcache.Info{}, s.wrap("alter", name, err)
@@ -89,27 +89,15 @@ func (s *Store) Alter(ctx context.Context, name string, c seqcache.Clauses) (seq
 		update += " ADD #ver :one"
 		out, err := s.updateItem(ctx, s.key(name), update, cond, values, types.ReturnValueAllNew)
 		s.forget(name)
-		if err == nil {
-			r, err := decode(name, out.Attributes)
-			return r.info, s.wrap("alter", name, err)
-		}
-		if !conditionFailed(err) {
-			return seqcache.Info{}, s.wrap("alter", name, err)
-		}
-		if attempt >= s.opts.MaxAttempts {
-			return seqcache.Info{}, conflictError(name)
-		}
-		if err := s.sleep(ctx, attempt); err != nil {
-			return seqcache.Info{}, s.wrap("alter", name, err)
-		}
-	}
+		return s.written("alter", name, out, err)
+	})
 }
 
 // SetVal implements seqcache.Admin: setval(name, value, isCalled), checked by
 // [seqcache.Spec.SetVal] against the spec read, written conditioned on that
 // spec's version, which it bumps.
 func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled bool) (seqcache.Info, error) {
-	for attempt := 1; ; attempt++ {
+	return retry(ctx, s, "setval", name, func() (seqcache.Info, error) {
 		r, err := s.load(ctx, name)
 		if err != nil {
 			return seqcache.Info{}, s.wrap("setval", name, err)
@@ -124,20 +112,17 @@ func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled b
 			":nl": num(pos.Last), ":nc": boolean(pos.Called), ":one": num(1), ":g": str(r.gen), ":v": num(r.info.Version),
 		}, types.ReturnValueAllNew)
 		s.forget(name)
-		if err == nil {
-			r, err := decode(name, out.Attributes)
-			return r.info, s.wrap("setval", name, err)
-		}
-		if !conditionFailed(err) {
-			return seqcache.Info{}, s.wrap("setval", name, err)
-		}
-		if attempt >= s.opts.MaxAttempts {
-			return seqcache.Info{}, conflictError(name)
-		}
-		if err := s.sleep(ctx, attempt); err != nil {
-			return seqcache.Info{}, s.wrap("setval", name, err)
-		}
+		return s.written("setval", name, out, err)
+	})
+}
+
+// written decodes the item an admin UpdateItem returned (ALL_NEW).
+func (s *Store) written(op, name string, out *dynamodb.UpdateItemOutput, err error) (seqcache.Info, error) {
+	if err != nil {
+		return seqcache.Info{}, s.wrap(op, name, err)
 	}
+	r, err := decode(name, out.Attributes)
+	return r.info, s.wrap(op, name, err)
 }
 
 // Drop implements seqcache.Admin: a conditional DeleteItem. A Store that had
@@ -222,31 +207,30 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 		return seqcache.ExistsError(newName)
 	}
 	oldKey, newKey := s.key(name), s.key(newName)
-	var fenced map[string]types.AttributeValue
-	for attempt := 1; fenced == nil; attempt++ {
+	// Fence the old item: reservations and changes through it stop.
+	fenced, err := retry(ctx, s, "rename", name, func() (map[string]types.AttributeValue, error) {
 		item, err := s.getRaw(ctx, oldKey)
 		if err != nil {
-			return s.wrap("rename", name, err)
+			return nil, s.wrap("rename", name, err)
 		}
 		if item == nil {
-			return seqcache.NotFoundError(name)
+			return nil, seqcache.NotFoundError(name)
 		}
 		r, err := decode(name, item)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		switch r.moved {
 		case newName: // an interrupted rename: resume it
-			fenced = item
-			continue
+			return item, nil
 		case "":
 		default:
-			return seqcache.NotFoundError(name)
+			return nil, seqcache.NotFoundError(name)
 		}
 		if other, err := s.getRaw(ctx, newKey); err != nil {
-			return s.wrap("rename", name, err)
+			return nil, s.wrap("rename", name, err)
 		} else if other != nil {
-			return seqcache.ExistsError(newName)
+			return nil, seqcache.ExistsError(newName)
 		}
 		update := "SET #moved = :to ADD #ver :one"
 		cond := "attribute_exists(#name) AND attribute_not_exists(#moved) AND #gen = :g AND #ver = :v"
@@ -254,18 +238,13 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 			":to": str(newName), ":one": num(1), ":g": str(r.gen), ":v": num(r.info.Version),
 		}, types.ReturnValueAllNew)
 		s.forget(name)
-		switch {
-		case err == nil:
-			fenced = out.Attributes
-		case !conditionFailed(err):
-			return s.wrap("rename", name, err)
-		case attempt >= s.opts.MaxAttempts:
-			return conflictError(name)
-		default:
-			if err := s.sleep(ctx, attempt); err != nil {
-				return s.wrap("rename", name, err)
-			}
+		if err != nil {
+			return nil, s.wrap("rename", name, err)
 		}
+		return out.Attributes, nil
+	})
+	if err != nil {
+		return err
 	}
 
 	r, err := decode(name, fenced)

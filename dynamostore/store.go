@@ -197,7 +197,7 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (seqcache.Blo
 	if n < 1 {
 		n = 1
 	}
-	for attempt := 1; ; attempt++ {
+	return retry(ctx, s, "reserve", name, func() (seqcache.Block, error) {
 		if e, ok := s.recall(name); ok {
 			if p, ok := plan(e.spec, e.called, n); ok && p.covers(e.last) {
 				b, err := s.add(ctx, name, e, p, n)
@@ -220,17 +220,11 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (seqcache.Blo
 		} else {
 			b, err = s.swap(ctx, name, r, n)
 		}
-		if err == nil || !conditionFailed(err) {
-			return b, s.wrap("reserve", name, err)
+		if conditionFailed(err) {
+			s.forget(name)
 		}
-		s.forget(name)
-		if attempt >= s.opts.MaxAttempts {
-			return seqcache.Block{}, conflictError(name)
-		}
-		if err := s.sleep(ctx, attempt); err != nil {
-			return seqcache.Block{}, s.wrap("reserve", name, err)
-		}
-	}
+		return b, s.wrap("reserve", name, err)
+	})
 }
 
 // fastPlan is an atomic addition to the position that hands out exactly n
@@ -368,7 +362,7 @@ func (s *Store) Release(ctx context.Context, name string, unused seqcache.Block)
 	if unused.Count <= 0 {
 		return false, nil
 	}
-	for attempt := 1; ; attempt++ {
+	return retry(ctx, s, "release", name, func() (bool, error) {
 		r, err := s.load(ctx, name)
 		if err != nil {
 			return false, s.wrap("release", name, err)
@@ -395,17 +389,26 @@ func (s *Store) Release(ctx context.Context, name string, unused seqcache.Block)
 			":r":  &types.AttributeValueMemberN{Value: iss.resv},
 		}, types.ReturnValueNone)
 		s.forget(name) // the fast path expects called = true; re-read next time
-		if err == nil {
-			return true, nil
-		}
+		return err == nil, s.wrap("release", name, err)
+	})
+}
+
+// retry runs attempt, a read followed by a compare-and-set, until it ends
+// otherwise than by losing the race (an error conditionFailed reports),
+// sleeping with jittered backoff in between. After MaxAttempts lost races it
+// fails with a serialization failure (40001); op and name label errors.
+func retry[T any](ctx context.Context, s *Store, op, name string, attempt func() (T, error)) (T, error) {
+	for i := 1; ; i++ {
+		v, err := attempt()
 		if !conditionFailed(err) {
-			return false, s.wrap("release", name, err)
+			return v, err
 		}
-		if attempt >= s.opts.MaxAttempts {
-			return false, conflictError(name)
+		var zero T
+		if i >= s.opts.MaxAttempts {
+			return zero, conflictError(name)
 		}
-		if err := s.sleep(ctx, attempt); err != nil {
-			return false, s.wrap("release", name, err)
+		if err := s.sleep(ctx, i); err != nil {
+			return zero, s.wrap(op, name, err)
 		}
 	}
 }
