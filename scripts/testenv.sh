@@ -11,11 +11,15 @@ export SEQSHIM_TEST_TMP
 
 seqshim_log() { printf 'testenv: %s\n' "$*" >&2; }
 
-# A port nobody listens on: random in a high range, checked by connecting.
+# A port nobody listens on, checked by connecting, and below the kernel's
+# ephemeral range: a port above it may be the local end of some outgoing
+# connection, free to connect to yet impossible to listen on.
 seqshim_free_port() {
-	local p
+	local p lo=32768
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+	((lo > 12000)) || lo=32768
 	for _ in $(seq 1 100); do
-		p=$((20000 + RANDOM % 40000))
+		p=$((10000 + RANDOM % (lo - 10000)))
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			echo "$p"
 			return 0
@@ -51,15 +55,25 @@ seqshim_start_postgres() {
 		return 0
 	fi
 	SEQSHIM_PG_DATA="$SEQSHIM_TEST_TMP/pgdata"
-	local sock="$SEQSHIM_TEST_TMP/pgsock" port
+	local sock="$SEQSHIM_TEST_TMP/pgsock" port attempt
 	mkdir -p "$sock"
 	if [[ $(id -u) -eq 0 ]]; then chown postgres "$SEQSHIM_TEST_TMP" "$sock"; fi
-	port=$(seqshim_free_port)
 	seqshim_as_pg "$SEQSHIM_PG_BIN/initdb" -D "$SEQSHIM_PG_DATA" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$SEQSHIM_TEST_TMP/initdb.log" 2>&1 ||
 		{ cat "$SEQSHIM_TEST_TMP/initdb.log" >&2; return 1; }
-	seqshim_as_pg "$SEQSHIM_PG_BIN/pg_ctl" -D "$SEQSHIM_PG_DATA" -l "$SEQSHIM_TEST_TMP/postgres.log" -w -t 60 \
-		-o "-c listen_addresses=127.0.0.1 -p $port -k $sock -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" start >/dev/null ||
-		{ cat "$SEQSHIM_TEST_TMP/postgres.log" >&2; return 1; }
+	# A port free when chosen can be taken before the server binds it: try
+	# another one then.
+	for attempt in 1 2 3 4 5; do
+		port=$(seqshim_free_port)
+		if seqshim_as_pg "$SEQSHIM_PG_BIN/pg_ctl" -D "$SEQSHIM_PG_DATA" -l "$SEQSHIM_TEST_TMP/postgres.log" -w -t 60 \
+			-o "-c listen_addresses=127.0.0.1 -p $port -k $sock -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" start >/dev/null; then
+			break
+		fi
+		if ((attempt == 5)); then
+			cat "$SEQSHIM_TEST_TMP/postgres.log" >&2
+			return 1
+		fi
+		seqshim_log "PostgreSQL did not start on port $port; trying another"
+	done
 	export SEQSHIM_TEST_PG="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 	seqshim_log "PostgreSQL $("$SEQSHIM_PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$port"
 }
@@ -69,29 +83,43 @@ seqshim_start_dynalite() {
 		seqshim_log "npm not found; DynamoDB tests will skip"
 		return 0
 	fi
-	local dir="$seqshim_root/.tmp/dynalite" port i
+	local dir="$seqshim_root/.tmp/dynalite" port i attempt
 	if [[ ! -f "$dir/node_modules/dynalite/cli.js" ]]; then
 		mkdir -p "$dir"
 		npm install --prefix "$dir" --no-audit --no-fund --silent dynalite@4.0.0 >&2
 	fi
-	port=$(seqshim_free_port)
 	# dynalite throws from a request's 'error' handler when a client closes the
 	# connection before the request is complete (a cancelled context, a
 	# fault test): uncaught, that kills the server for every later test. Log
-	# it and keep serving instead.
-	node -e "process.on('uncaughtException', function (e) { console.error('dynalite: uncaught:', e && e.message) }); require(process.argv[1])" \
-		"$dir/node_modules/dynalite/cli.js" --host 127.0.0.1 --port "$port" --createTableMs 0 \
-		--deleteTableMs 0 --updateTableMs 0 >"$SEQSHIM_TEST_TMP/dynalite.log" 2>&1 &
-	SEQSHIM_DYNALITE_PID=$!
-	for i in $(seq 1 100); do
-		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-			export SEQSHIM_TEST_DYNAMODB="http://127.0.0.1:$port"
-			seqshim_log "dynalite 4.0.0 on 127.0.0.1:$port"
-			return 0
-		fi
-		sleep 0.1
+	# it and keep serving instead, once listening; a failure to listen (the
+	# port was taken meanwhile) still ends the process, and another port is
+	# tried.
+	local guard="process.on('uncaughtException', function (e) {
+		if (e && e.syscall === 'listen') { console.error('dynalite:', e.message); process.exit(1) }
+		console.error('dynalite: uncaught:', e && e.message)
+	}); require(process.argv[1])"
+	for attempt in 1 2 3 4 5; do
+		port=$(seqshim_free_port)
+		node -e "$guard" "$dir/node_modules/dynalite/cli.js" --host 127.0.0.1 --port "$port" --createTableMs 0 \
+			--deleteTableMs 0 --updateTableMs 0 >"$SEQSHIM_TEST_TMP/dynalite.log" 2>&1 &
+		SEQSHIM_DYNALITE_PID=$!
+		for i in $(seq 1 100); do
+			if ! kill -0 "$SEQSHIM_DYNALITE_PID" 2>/dev/null; then
+				break
+			fi
+			if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+				export SEQSHIM_TEST_DYNAMODB="http://127.0.0.1:$port"
+				seqshim_log "dynalite 4.0.0 on 127.0.0.1:$port"
+				return 0
+			fi
+			sleep 0.1
+		done
+		kill "$SEQSHIM_DYNALITE_PID" 2>/dev/null || true
+		wait "$SEQSHIM_DYNALITE_PID" 2>/dev/null || true
+		cat "$SEQSHIM_TEST_TMP/dynalite.log" >&2
+		seqshim_log "dynalite did not start on port $port (attempt $attempt of 5)"
 	done
-	cat "$SEQSHIM_TEST_TMP/dynalite.log" >&2
+	unset SEQSHIM_DYNALITE_PID
 	return 1
 }
 
