@@ -458,9 +458,13 @@ func (h *Handle) servedLocked() int64 {
 	return h.retired + min(b.next.Load(), b.Count)
 }
 
-// needLocked reports whether another block is wanted.
+// needLocked reports whether another block is wanted: a standby block is
+// always kept, and enough values to last the buffer. Callers waiting in Next
+// are not counted: a block on standby is theirs as soon as they run, and a
+// refill that kept asking until they did would reserve block after block
+// from a fast store.
 func (h *Handle) needLocked() bool {
-	return h.waiters > 0 || h.standbyN == 0 || h.depthLocked() <= h.thresh
+	return h.standbyN == 0 || h.depthLocked() <= h.thresh
 }
 
 // rateLocked is the consumption rate, values per second, over the window up
@@ -473,10 +477,10 @@ func (h *Handle) rateLocked(now time.Time) float64 {
 	if h.nsamples == len(h.samples) {
 		oldest = h.samples[h.ringNext]
 	}
-	elapsed := now.Sub(oldest.at).Seconds()
-	if elapsed <= 0 {
-		return 0
-	}
+	// Over at least one Sample period: a burst drawn in a few microseconds
+	// says nothing of the rate, and dividing by its own duration would size
+	// the next blocks for millions of values a second.
+	elapsed := max(now.Sub(oldest.at), h.c.opts.Sample).Seconds()
 	return float64(h.servedLocked()-oldest.served) / elapsed
 }
 

@@ -398,3 +398,57 @@ func TestCacheTransientFailures(t *testing.T) {
 		}
 	})
 }
+
+// The first Next of a handle waits for a block; once the store answered, the
+// cache holds that block and one standby block, and asks for nothing more,
+// however fast the store (a refill used to go on asking until the waiting
+// caller had run: hundreds of blocks from an in-process store).
+func TestCacheFirstNextFastStore(t *testing.T) {
+	for range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			store := newFakeStore() // no latency
+			store.create("s", DefaultSpec())
+			c := New(store)
+			defer c.Close()
+			if _, err := c.Next(context.Background(), "s"); err != nil {
+				t.Fatal(err)
+			}
+			synctest.Wait() // the refills have ended
+			if calls, _ := store.stats(); calls != 2 {
+				t.Fatalf("%d store calls after the first Next, want 2 (the active block and a standby)", calls)
+			}
+		})
+	}
+}
+
+// A burst drawn within a few milliseconds of the first block does not size
+// the next blocks as if it went on for a second: the rate is measured over
+// at least one Sample period.
+func TestCacheBurstRate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := newFakeStore()
+		store.create("s", DefaultSpec())
+		c := New(store)
+		defer c.Close()
+		h := c.Handle("s")
+		ctx := context.Background()
+		const burst = 5000
+		for i := range burst {
+			if i%1000 == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			if _, err := h.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		synctest.Wait()
+		_, blocks := store.stats()
+		for _, b := range blocks {
+			if b.Count > burst {
+				t.Errorf("a block of %d values after a burst of %d in %v: the burst was taken for a rate of millions a second",
+					b.Count, burst, 5*time.Millisecond)
+				break
+			}
+		}
+	})
+}

@@ -43,7 +43,9 @@
 // or when no standby block is left, one background refill reserves more. The
 // rate comes from a sliding window (Options.Window of Options.Sample samples)
 // of the count of values served, read from the blocks' cursors, so the hot
-// path records nothing. A block asked of the store covers one Sample at the
+// path records nothing; a span shorter than one Sample counts as one Sample,
+// so a burst in the first milliseconds is not taken for a rate of millions a
+// second. A block asked of the store covers one Sample at the
 // current rate, clamped to [Options.MinBlock, Options.MaxBlock]. At most one
 // store call per sequence is in flight. When nothing is cached, Next waits
 // for the refill, at most Options.MaxWait and no longer than its context
