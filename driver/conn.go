@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/seqshim/seqshim/rewrite"
+	"github.com/seqshim/seqshim/seqcache"
 )
 
 // conn wraps one inner connection: one physical database session, which also
@@ -16,8 +17,10 @@ type conn struct {
 	inner driver.Conn
 	sess  session
 
-	scratch  [4]int64                 // call values of one statement
-	rendered map[*rewrite.Plan]string // texts with bound values, by plan
+	scratch    [4]int64             // call values of one statement
+	argBuf     []driver.NamedValue  // arguments of a rewritten Exec, reused
+	plans      map[string]*connPlan // texts with sequence work seen here
+	lastHandle *seqcache.Handle     // cache handle of the last nextval
 
 	// The inner connection's optional interfaces, looked up once.
 	execer    driver.ExecerContext
@@ -73,18 +76,18 @@ func (c *conn) Prepare(query string) (driver.Stmt, error) {
 // PrepareContext prepares a statement. A statement with nothing to rewrite
 // is the inner driver's statement, returned as it is.
 func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	pl, err := c.c.planner.Plan(query)
+	cp, err := c.plan(query)
 	if err != nil {
 		return nil, c.convertErr(err)
 	}
-	if passThrough(pl) {
+	if cp == nil || passThrough(cp.plan) {
 		st, err := c.prepareInner(ctx, query)
 		if err == nil && rewrite.DiscardsSequences(c.c.dialect, query) {
 			st = &discardStmt{Stmt: st, c: c}
 		}
 		return st, err
 	}
-	return &stmt{c: c, query: query, plan: pl}, nil
+	return &stmt{c: c, query: query, cp: cp}, nil
 }
 
 func (c *conn) prepareInner(ctx context.Context, query string) (driver.Stmt, error) {
@@ -124,11 +127,11 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 // ExecContext executes query. Without a sequence call it goes to the inner
 // connection as it is; otherwise the plan is applied.
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	pl, err := c.c.planner.Plan(query)
+	cp, err := c.plan(query)
 	if err != nil {
 		return nil, c.convertErr(err)
 	}
-	if pl.PassThrough() {
+	if cp == nil {
 		if c.execer == nil {
 			return nil, driver.ErrSkip // database/sql prepares instead
 		}
@@ -138,18 +141,18 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		}
 		return res, err
 	}
-	return c.execPlan(ctx, query, pl, args)
+	return c.execPlan(ctx, query, cp, args)
 }
 
 // QueryContext runs query. Without a sequence call it goes to the inner
 // connection, whose rows are returned as they are; a statement made only of
 // sequence calls is answered here without a round trip.
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	pl, err := c.c.planner.Plan(query)
+	cp, err := c.plan(query)
 	if err != nil {
 		return nil, c.convertErr(err)
 	}
-	if pl.PassThrough() {
+	if cp == nil {
 		if c.queryer == nil {
 			return nil, driver.ErrSkip // database/sql prepares instead
 		}
@@ -159,7 +162,7 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		}
 		return rows, err
 	}
-	return c.queryPlan(ctx, query, pl, args)
+	return c.queryPlan(ctx, query, cp, args)
 }
 
 // Ping forwards to the inner connection, if it can ping.
@@ -195,6 +198,44 @@ func (c *conn) IsValid() bool {
 		return true
 	}
 	return c.validator.IsValid()
+}
+
+// connPlan is what a SQL text with sequence work needs on one connection:
+// its plan and, once rendered, the text sent to the database when the call
+// values are bound as parameters (that text depends on the plan only).
+type connPlan struct {
+	plan  *rewrite.Plan
+	bound string // "" until rendered, and when values are inlined
+}
+
+// maxConnPlans bounds a connection's memo of plans.
+const maxConnPlans = 256
+
+// plan returns what query needs, nil when it goes to the inner connection
+// as it is. A text without a trigger word costs one allocation-free scan; a
+// text seen before on this connection, one map lookup, no lock (a conn is
+// used by one goroutine at a time); others are planned by the Connector's
+// shared, locked plan cache.
+func (c *conn) plan(query string) (*connPlan, error) {
+	if !rewrite.HasTrigger(query) {
+		return nil, nil
+	}
+	cp := c.plans[query]
+	if cp == nil {
+		pl, _ := c.c.planner.Plan(query)
+		if len(c.plans) >= maxConnPlans {
+			clear(c.plans)
+		}
+		if c.plans == nil {
+			c.plans = make(map[string]*connPlan)
+		}
+		cp = &connPlan{plan: pl}
+		c.plans[query] = cp
+	}
+	if cp.plan.PassThrough() {
+		return nil, nil
+	}
+	return cp, cp.plan.Err
 }
 
 // passThrough reports whether the plan leaves the SQL as it is.

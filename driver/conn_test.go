@@ -644,3 +644,35 @@ func TestSharedCachePerStore(t *testing.T) {
 		t.Errorf("store position after Close %+v, want last value 3, called (tail released)", info.Position)
 	}
 }
+
+// sql.DB.Close closes the Connector (an io.Closer): refills stop and the
+// unused values go back to the store, which then continues where the
+// application stopped.
+func TestDBCloseReleases(t *testing.T) {
+	fs := newFakeSetup(t)
+	db := sql.OpenDB(fs.c)
+	var v int64
+	for range 3 {
+		if err := db.QueryRow("SELECT nextval('s')").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache := fs.c.Cache()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := cache.Stats("s")
+	if st.Released == 0 || st.Depth != 0 {
+		t.Errorf("after db.Close: %d values released, %d still cached; want the unused values released", st.Released, st.Depth)
+	}
+	if _, err := cache.Next(context.Background(), "s"); !errors.Is(err, seqcache.ErrClosed) {
+		t.Errorf("Next after db.Close: %v, want ErrClosed", err)
+	}
+	info, err := fs.store.Describe(context.Background(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (seqcache.Position{Last: v, Called: true}); info.Position != want {
+		t.Errorf("store position after db.Close %+v, want %+v", info.Position, want)
+	}
+}

@@ -41,7 +41,8 @@ type evaluation struct {
 }
 
 // execPlan applies a plan that is not pure pass-through, for ExecContext.
-func (c *conn) execPlan(ctx context.Context, query string, pl *rewrite.Plan, args []driver.NamedValue) (driver.Result, error) {
+func (c *conn) execPlan(ctx context.Context, query string, cp *connPlan, args []driver.NamedValue) (driver.Result, error) {
+	pl := cp.plan
 	if passThrough(pl) {
 		res, err := c.innerExec(ctx, query, args)
 		if err == nil {
@@ -57,7 +58,7 @@ func (c *conn) execPlan(ctx context.Context, query string, pl *rewrite.Plan, arg
 	if !ev.db {
 		return driver.RowsAffected(ev.rows), nil
 	}
-	sql, dbArgs, err := c.render(pl, args, nopt, ev.values)
+	sql, dbArgs, err := c.render(cp, args, nopt, ev.values, c.argBuf)
 	if err != nil {
 		return nil, err
 	}
@@ -65,12 +66,19 @@ func (c *conn) execPlan(ctx context.Context, query string, pl *rewrite.Plan, arg
 	if err == nil {
 		c.afterStatements(pl)
 	}
+	// The inner driver is done with the arguments when Exec returns: keep
+	// the slice for the next statement, without the caller's values.
+	if len(dbArgs) > len(args) {
+		clear(dbArgs)
+		c.argBuf = dbArgs[:0]
+	}
 	return res, err
 }
 
 // queryPlan applies a plan that is not pure pass-through, for QueryContext.
 // The rows are those of the first statement, as with pgx.
-func (c *conn) queryPlan(ctx context.Context, query string, pl *rewrite.Plan, args []driver.NamedValue) (driver.Rows, error) {
+func (c *conn) queryPlan(ctx context.Context, query string, cp *connPlan, args []driver.NamedValue) (driver.Rows, error) {
+	pl := cp.plan
 	if passThrough(pl) {
 		rows, err := c.innerQuery(ctx, query, args)
 		if err == nil {
@@ -89,7 +97,9 @@ func (c *conn) queryPlan(ctx context.Context, query string, pl *rewrite.Plan, ar
 		}
 		return &localRows{}, nil
 	}
-	sql, dbArgs, err := c.render(pl, args, nopt, ev.values)
+	// A fresh slice of arguments: rows may still read them after Query
+	// returns.
+	sql, dbArgs, err := c.render(cp, args, nopt, ev.values, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -161,28 +171,25 @@ func (c *conn) evaluate(ctx context.Context, pl *rewrite.Plan, user []driver.Nam
 
 // render builds the SQL of the statements that go to the database, and its
 // arguments: the caller's, plus the call values when they are bound as
-// parameters rather than inlined.
-func (c *conn) render(pl *rewrite.Plan, args []driver.NamedValue, nopt int, values []int64) (string, []driver.NamedValue, error) {
-	sql, ok := c.rendered[pl]
-	if !ok {
+// parameters rather than inlined, in buf when it has room.
+func (c *conn) render(cp *connPlan, args []driver.NamedValue, nopt int, values []int64, buf []driver.NamedValue) (string, []driver.NamedValue, error) {
+	pl, sql := cp.plan, cp.bound
+	if sql == "" {
 		var bind bool
 		sql, bind = c.renderText(pl, values)
 		if !bind {
 			return sql, args, nil
 		}
-		// With bound values the text depends on the plan only: keep it.
-		if len(c.rendered) >= maxRendered {
-			clear(c.rendered)
-		}
-		if c.rendered == nil {
-			c.rendered = make(map[*rewrite.Plan]string)
-		}
-		c.rendered[pl] = sql
+		cp.bound = sql // with bound values the text depends on the plan only
 	}
 	if got := len(args) - nopt; got != pl.NumParams {
 		return "", nil, fmt.Errorf("seqshim: the statement has %d parameters but %d arguments were given", pl.NumParams, got)
 	}
-	dbArgs := make([]driver.NamedValue, len(args)+len(values))
+	n := len(args) + len(values)
+	if cap(buf) < n {
+		buf = make([]driver.NamedValue, n)
+	}
+	dbArgs := buf[:n]
 	copy(dbArgs, args)
 	v := 0
 	for i := range pl.Statements {
@@ -201,9 +208,6 @@ func (c *conn) render(pl *rewrite.Plan, args []driver.NamedValue, nopt int, valu
 	}
 	return sql, dbArgs, nil
 }
-
-// maxRendered bounds a connection's cache of rendered texts.
-const maxRendered = 256
 
 // renderText renders the statements that go to the database and reports
 // whether the values are bound as parameters (then the text does not depend
@@ -266,7 +270,7 @@ func (c *conn) call(ctx context.Context, call *rewrite.Call, user []driver.Named
 	}
 	switch call.Func {
 	case rewrite.Nextval:
-		v, err = c.seq.cache.Next(ctx, name)
+		v, err = c.handle(name).Next(ctx)
 		if err != nil {
 			return 0, false, c.storeErr(err)
 		}
@@ -308,6 +312,17 @@ func (c *conn) call(ctx context.Context, call *rewrite.Call, user []driver.Named
 		return val, false, nil
 	}
 	return 0, false, fmt.Errorf("seqshim: unknown sequence function %v", call.Func)
+}
+
+// handle returns the cache handle of sequence name, remembering the last
+// one: statements drawing from one sequence skip the cache's name lookup.
+func (c *conn) handle(name string) *seqcache.Handle {
+	if h := c.lastHandle; h != nil && h.Name() == name {
+		return h
+	}
+	h := c.seq.cache.Handle(name)
+	c.lastHandle = h
+	return h
 }
 
 // storeErr labels an error that is not PostgreSQL's own as the store's.

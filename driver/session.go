@@ -3,46 +3,72 @@ package driver
 // session is PostgreSQL's per-session sequence state: the value nextval last
 // returned for each sequence (currval) and the sequence nextval last used
 // (lastval). A conn is used by one goroutine at a time, so it takes no lock.
+//
+// The last-used sequence's currval is kept in lastVal rather than the map, so
+// that a session drawing from one sequence writes no map per value; the
+// map's entry for lastUsed, if any, is stale.
 type session struct {
-	last     map[string]int64 // canonical name → currval
+	last     map[string]int64 // canonical name → currval, but for lastUsed
 	lastUsed string           // sequence of lastval; "" before any nextval
+	lastVal  int64            // currval of lastUsed
 }
 
+// nextval records a value nextval returned.
+func (s *session) nextval(name string, v int64) {
+	if name != s.lastUsed {
+		s.flush()
+		s.lastUsed = name
+	}
+	s.lastVal = v
+}
+
+// set records currval without making name the last-used sequence: setval
+// with is_called true.
 func (s *session) set(name string, v int64) {
+	if name == s.lastUsed {
+		s.lastVal = v
+		return
+	}
+	s.put(name, v)
+}
+
+func (s *session) put(name string, v int64) {
 	if s.last == nil {
 		s.last = make(map[string]int64)
 	}
 	s.last[name] = v
 }
 
-// nextval records a value nextval returned.
-func (s *session) nextval(name string, v int64) {
-	s.set(name, v)
-	s.lastUsed = name
+// flush moves the last-used sequence's currval into the map.
+func (s *session) flush() {
+	if s.lastUsed != "" {
+		s.put(s.lastUsed, s.lastVal)
+	}
 }
 
 func (s *session) currval(name string) (int64, bool) {
+	if name == s.lastUsed && name != "" {
+		return s.lastVal, true
+	}
 	v, ok := s.last[name]
 	return v, ok
 }
 
 func (s *session) lastval() (int64, bool) {
-	if s.lastUsed == "" {
-		return 0, false
-	}
-	v, ok := s.last[s.lastUsed]
-	return v, ok
+	return s.lastVal, s.lastUsed != ""
 }
 
 // rename follows ALTER SEQUENCE … RENAME: PostgreSQL keys the state by OID,
 // which a rename keeps.
 func (s *session) rename(from, to string) {
+	if s.lastUsed == from {
+		delete(s.last, from)
+		s.lastUsed = to
+		return
+	}
 	if v, ok := s.last[from]; ok {
 		delete(s.last, from)
-		s.set(to, v)
-	}
-	if s.lastUsed == from {
-		s.lastUsed = to
+		s.put(to, v)
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
-
-	"github.com/seqshim/seqshim/rewrite"
 )
 
 // stmt is a prepared statement with sequence work to do. Every execution
@@ -16,7 +14,7 @@ import (
 type stmt struct {
 	c     *conn
 	query string
-	plan  *rewrite.Plan
+	cp    *connPlan
 }
 
 var (
@@ -33,7 +31,7 @@ func (s *stmt) Close() error {
 
 // NumInput is the number of parameters of the SQL as written: parameters
 // seqshim adds for call values are hidden.
-func (s *stmt) NumInput() int { return s.plan.NumParams }
+func (s *stmt) NumInput() int { return s.cp.plan.NumParams }
 
 func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {
 	return s.ExecContext(context.Background(), valuesToNamed(args))
@@ -47,14 +45,14 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 	if s.c == nil {
 		return nil, errStmtClosed
 	}
-	return s.c.execPlan(ctx, s.query, s.plan, args)
+	return s.c.execPlan(ctx, s.query, s.cp, args)
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	if s.c == nil {
 		return nil, errStmtClosed
 	}
-	return s.c.queryPlan(ctx, s.query, s.plan, args)
+	return s.c.queryPlan(ctx, s.query, s.cp, args)
 }
 
 var errStmtClosed = errors.New("seqshim: statement is closed")

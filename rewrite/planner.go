@@ -54,6 +54,13 @@ func (p *Planner) Plan(sql string) (*Plan, error) {
 	return pl, pl.Err
 }
 
+// HasTrigger reports whether sql contains a trigger word (nextval, currval,
+// lastval, setval, next, sequence, in any case, anywhere): only then can
+// [Planner.Plan] return anything but the shared PassThrough plan. It is the
+// allocation-free scan Plan starts with, for callers that keep plans of
+// their own in front of the Planner's locked cache.
+func HasTrigger(sql string) bool { return mayTrigger(sql) }
+
 // Build plans sql without a cache. Most callers want [Planner.Plan].
 func Build(d Dialect, sql string) *Plan {
 	if !mayTrigger(sql) {
