@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -128,8 +129,8 @@ func (r report) markdown() string {
 	}
 	s := r.Store
 	fewer := ""
-	if s.SteadyPerMillion > 0 {
-		fewer = fmt.Sprintf(": %s× fewer writes", thousands(int64(1e6/s.SteadyPerMillion+0.5)))
+	if w := math.Round(s.SteadyPerMillion); w > 0 { // as shown in the row
+		fewer = fmt.Sprintf(": %s× fewer writes", thousands(int64(1e6/w+0.5)))
 	}
 	p("| store writes per million values at a steady %s values/s | seqshim: %s | one write per value: 1,000,000 | **%s**%s | one run of %v | – | steady state after a %v warm-up; %s including it |",
 		thousands(int64(s.Rate)), thousands(int64(s.SteadyPerMillion+0.5)), fmtRatio(s.SteadyPerMillion/1e6), fewer, s.Duration, s.Warm, thousands(int64(s.TotalPerMillion+0.5)))
@@ -137,7 +138,7 @@ func (r report) markdown() string {
 	p("## How it was measured")
 	p("")
 	p("- Cache hot path: `seqcache.Cache` over `memstore` with default options, `Handle.Next` against a bare `atomic.Int64.Add` (the floor of any shared counter), each with `testing.Benchmark` (`b.Loop`, or `b.RunParallel` for the parallel row); the two alternate which runs first in each round.")
-	p("- PostgreSQL rows: one `database/sql` handle through the `seqshim` driver (store `memory:`; whatever the store, values come from the in-process cache and the store is only called by background refills) and one natively through pgx's `database/sql` driver, each limited to one connection, against the same server and sequence. Every pair runs one seqshim operation and one native one, alternating which goes first, each timed separately, so that load drifting on a shared machine hits both alike; a sample is a block of %s pairs, and blocks are taken for `-pg-time` per row after a warm-up. The operations run under `context.Background()` except in the row that says otherwise. On a small shared machine one stall of a few milliseconds moves a long run's mean by percents; the median over many short blocks is what such stalls do not move. Allocations are `testing.AllocsPerRun` of the seqshim operation alone.", thousands(blockPairs))
+	p("- PostgreSQL rows: one `database/sql` handle through the `seqshim` driver (`driver.NewConnector` around pgx's connector, store `memory:`; whatever the store, values come from the in-process cache and the store is only called by background refills) and one natively through pgx's `database/sql` driver, against the same server and sequence. Both handles drive one and the same pgx connection, one operation at a time: with a session each, each side would have its own server process, and where the machine runs those moves a side by a percent or two. Every pair runs one seqshim operation and one native one, alternating which goes first, each timed separately, so that load drifting on a shared machine hits both alike; a sample is a block of %s pairs, and blocks are taken for `-pg-time` per row after a warm-up. The ratio is the median of the blocks' ratios (quartiles in brackets): one stall of a few milliseconds moves a long run's mean by percents, and the median over many short blocks is what such stalls do not move. The control row runs the same pgx path on both sides: its distance from 1 is the method's own error. The operations run under `context.Background()` except in the row that says otherwise. Allocations are `testing.AllocsPerRun` of the subject's operation alone.", thousands(blockPairs))
 	p("- Store writes: `seqcache.Cache` with its production defaults (buffer 10s, block = one second of consumption) over %s, drawing %s values/s in real time for %v (%s values, %s writes, %s reads; %d failed calls; mean block %s values). The per-million figures are extrapolated from that run: the steady figure counts the writes after the first %v (%s values, %s writes). A DynamoDB atomic counter, or any store asked once per value, makes 1,000,000 writes per million values.",
 		s.Store, thousands(int64(s.Rate)), s.Duration, thousands(s.Values), thousands(s.Writes), thousands(s.Reads), s.Errors, thousands(s.AvgBlock), s.Warm, thousands(s.SteadyValues), thousands(s.SteadyWrites))
 	p("- PostgreSQL and dynalite (a local DynamoDB) run on the same machine, over loopback: against a real network the native round trips cost more, so seqshim's ratio for nextval here is conservative, and the pass-through and INSERT ratios come closer to 1. Absolute times depend on this small machine; compare ratios.")
@@ -156,6 +157,8 @@ func fmtRatio(x float64) string {
 	switch {
 	case x >= 100:
 		return fmt.Sprintf("%.0f×", x)
+	case x >= 0.9 && x < 1.1: // near 1 a percent matters: one more digit
+		return fmt.Sprintf("%.3f×", x)
 	case x >= 0.1:
 		return fmt.Sprintf("%.2f×", x)
 	case x >= 0.001:

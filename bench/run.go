@@ -3,22 +3,24 @@ package main
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx": the native baseline
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 
-	_ "github.com/seqshim/seqshim/driver" // driver "seqshim"
+	seqdriver "github.com/seqshim/seqshim/driver"
 	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/seqcache"
@@ -82,7 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer pg.close()
 	rep.Machine.PostgreSQL = pg.version
-	for _, f := range []func(context.Context, *pgPair, time.Duration) (row, error){nextval, nextvalCancellable, insert, select1} {
+	for _, f := range []func(context.Context, *pgPair, time.Duration) (row, error){nextval, nextvalCancellable, insert, select1, control} {
 		r, err := f(ctx, pg, cfg.pgTime)
 		if err != nil {
 			return err
@@ -212,32 +214,38 @@ func nsPerOp(r testing.BenchmarkResult) float64 {
 	return float64(r.T.Nanoseconds()) / float64(r.N)
 }
 
-// pgPair is a database reached through seqshim (memory store) and natively
-// through pgx, each with one connection so every operation uses one session.
+// pgPair is one PostgreSQL session reached three ways: through seqshim
+// (memory store), natively through pgx, and natively again through a second
+// database/sql handle (the control). All three drive the very same pgx
+// connection, one operation at a time: two sessions would each have their
+// own server process, and on a small machine where those run decides a
+// session's speed by a percent or two, the size of what is measured.
 type pgPair struct {
-	shim, native *sql.DB
-	seq          string
-	tables       []string
-	version      string
+	shim, native, control *sql.DB
+	session               *sessionConnector
+	seq                   string
+	tables                []string
+	version               string
 }
 
 func openPG(ctx context.Context, pgURL string) (*pgPair, error) {
 	p := &pgPair{seq: fmt.Sprintf("bench_seq_%d", rand.Uint32())}
-	var err error
-	if p.native, err = sql.Open("pgx", pgURL); err != nil {
-		return nil, err
+	cfg, err := pgx.ParseConfig(pgURL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", testenv.EnvPG, err)
 	}
-	dsn, err := withParam(pgURL, "seqshim.store", "memory:"+p.seq)
+	p.session = &sessionConnector{Connector: stdlib.GetConnector(*cfg)}
+	c, err := seqdriver.NewConnector(p.session, func(o *seqdriver.Options) { o.StoreURL = "memory:" + p.seq })
 	if err != nil {
 		return nil, err
 	}
-	if p.shim, err = sql.Open("seqshim", dsn); err != nil {
-		return nil, err
-	}
-	for _, db := range []*sql.DB{p.shim, p.native} {
+	p.shim, p.native, p.control = sql.OpenDB(c), sql.OpenDB(p.session), sql.OpenDB(p.session)
+	for _, db := range []*sql.DB{p.shim, p.native, p.control} {
 		db.SetMaxOpenConns(1)
 		db.SetMaxIdleConns(1)
-		// The same sequence in the store (through seqshim) and in PostgreSQL.
+	}
+	// The same sequence in the store (through seqshim) and in PostgreSQL.
+	for _, db := range []*sql.DB{p.shim, p.native} {
 		if _, err := db.ExecContext(ctx, "CREATE SEQUENCE "+p.seq); err != nil {
 			p.close()
 			return nil, err
@@ -259,6 +267,41 @@ func (p *pgPair) close() {
 	p.native.ExecContext(ctx, "DROP SEQUENCE IF EXISTS "+p.seq)
 	p.shim.Close()
 	p.native.Close()
+	p.control.Close()
+	p.session.Close()
+}
+
+// sessionConnector opens one connection and hands that same connection to
+// every caller, so that several database/sql handles share one database
+// session, with the inner connection's own optional interfaces. It is only
+// correct when they use it one operation at a time, as the benchmark does.
+// The first handle closed closes the connection (pgx's Close is idempotent).
+type sessionConnector struct {
+	driver.Connector
+	mu   sync.Mutex
+	conn driver.Conn
+}
+
+func (s *sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		c, err := s.Connector.Connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.conn = c
+	}
+	return s.conn, nil
+}
+
+func (s *sessionConnector) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		return nil
+	}
+	return s.conn.Close()
 }
 
 // blockPairs is the number of seqshim/native pairs in one sample of a
@@ -368,16 +411,15 @@ func select1(ctx context.Context, p *pgPair, budget time.Duration) (row, error) 
 		func() error { return p.native.QueryRowContext(context.Background(), "SELECT 1").Scan(&v) })
 }
 
-// withParam adds a query parameter to a URL DSN.
-func withParam(dsn, key, value string) (string, error) {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "", fmt.Errorf("%s: want a postgres:// URL: %w", testenv.EnvPG, err)
-	}
-	q := u.Query()
-	q.Set(key, value)
-	u.RawQuery = q.Encode()
-	return u.String(), nil
+// control compares pgx with itself, through two database/sql handles on the
+// one session: its ratio is how far from 1 the method puts two identical
+// paths, the precision of the rows above.
+func control(ctx context.Context, p *pgPair, budget time.Duration) (row, error) {
+	var v int
+	return compare(ctx, row{Name: "SELECT 1, control", Subject: "pgx", Baseline: "pgx",
+		Note: "the same path on both sides: how far from 1 the method itself puts a ratio"}, budget,
+		func() error { return p.control.QueryRowContext(context.Background(), "SELECT 1").Scan(&v) },
+		func() error { return p.native.QueryRowContext(context.Background(), "SELECT 1").Scan(&v) })
 }
 
 func fmtNs(ns float64) string {
