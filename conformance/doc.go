@@ -104,8 +104,5 @@
 // sessions (PostgreSQL caches per session), values thrown away by ALTER or
 // DISCARD after a CACHE greater than 1, and sequence DDL rolled back by a
 // transaction (seqshim's default DDL mode applies DDL to the store, outside
-// the transaction). Nothing depends on timing or OIDs. An error inside a
-// transaction aborts it in PostgreSQL; an error seqshim answers without the
-// database leaves the transaction usable, so scenarios have no failing step
-// inside a transaction.
+// the transaction). Nothing depends on timing or OIDs.
 package conformance

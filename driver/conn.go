@@ -5,6 +5,9 @@ import (
 	"database/sql/driver"
 	"errors"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/seqcache"
 )
@@ -21,6 +24,7 @@ type conn struct {
 	argBuf     []driver.NamedValue  // arguments of a rewritten Exec, reused
 	plans      map[string]*connPlan // texts with sequence work seen here
 	lastHandle *seqcache.Handle     // cache handle of the last nextval
+	pg         *pgconn.PgConn       // the inner pgx session, if any: its transaction status
 
 	// The inner connection's optional interfaces, looked up once.
 	execer    driver.ExecerContext
@@ -60,6 +64,9 @@ func newConn(c *Connector, seq *sharedSeq, inner driver.Conn) *conn {
 	cn.checker, _ = inner.(driver.NamedValueChecker)
 	cn.resetter, _ = inner.(driver.SessionResetter)
 	cn.validator, _ = inner.(driver.Validator)
+	if pc, ok := inner.(interface{ Conn() *pgx.Conn }); ok && c.dialect == rewrite.Postgres {
+		cn.pg = pc.Conn().PgConn()
+	}
 	return cn
 }
 
@@ -78,7 +85,7 @@ func (c *conn) Prepare(query string) (driver.Stmt, error) {
 func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
 	cp, err := c.plan(query)
 	if err != nil {
-		return nil, c.convertErr(err)
+		return nil, c.fail(ctx, err)
 	}
 	if cp == nil || passThrough(cp.plan) {
 		st, err := c.prepareInner(ctx, query)
@@ -129,7 +136,7 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	cp, err := c.plan(query)
 	if err != nil {
-		return nil, c.convertErr(err)
+		return nil, c.fail(ctx, err)
 	}
 	if cp == nil {
 		if c.execer == nil {
@@ -150,7 +157,7 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	cp, err := c.plan(query)
 	if err != nil {
-		return nil, c.convertErr(err)
+		return nil, c.fail(ctx, err)
 	}
 	if cp == nil {
 		if c.queryer == nil {

@@ -103,6 +103,13 @@
 //   - Errors for the postgres dialect are *pgconn.PgError with PostgreSQL's
 //     SQLSTATE and message (2200H, 55000, 22003, 42P01, 42P07, …), the very
 //     type pgx returns; inner driver errors are returned as they are.
+//   - A statement that fails in seqshim inside a transaction (an error
+//     PostgreSQL would raise, a refused per-row call, the store down) aborts
+//     the transaction in the database too, with the same error: later
+//     statements fail with 25P02 and COMMIT rolls back, as with a failure in
+//     PostgreSQL. In a failed transaction seqshim draws no value and applies
+//     no DDL: it answers 25P02. (With pgx as the inner driver; another inner
+//     driver's transactions are left as they are.)
 //   - A store failure never becomes driver.ErrBadConn (database/sql would
 //     silently retry the statement), and driver.ErrSkip is returned only
 //     where database/sql allows it.

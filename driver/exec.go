@@ -50,10 +50,13 @@ func (c *conn) execPlan(ctx context.Context, query string, cp *connPlan, args []
 		}
 		return res, err
 	}
+	if err := c.txFailed(); err != nil {
+		return nil, err
+	}
 	nopt := numOptions(args)
 	ev, err := c.evaluate(ctx, pl, args[nopt:])
 	if err != nil {
-		return nil, c.convertErr(err)
+		return nil, c.fail(ctx, err)
 	}
 	if !ev.db {
 		return driver.RowsAffected(ev.rows), nil
@@ -86,10 +89,13 @@ func (c *conn) queryPlan(ctx context.Context, query string, cp *connPlan, args [
 		}
 		return rows, err
 	}
+	if err := c.txFailed(); err != nil {
+		return nil, err
+	}
 	nopt := numOptions(args)
 	ev, err := c.evaluate(ctx, pl, args[nopt:])
 	if err != nil {
-		return nil, c.convertErr(err)
+		return nil, c.fail(ctx, err)
 	}
 	if !ev.db {
 		if ev.first != nil {
