@@ -404,22 +404,26 @@ func insert(ctx context.Context, p *pgPair, budget time.Duration) (row, error) {
 }
 
 func select1(ctx context.Context, p *pgPair, budget time.Duration) (row, error) {
-	var v int
-	return compare(ctx, row{Name: "SELECT 1 (pass-through)", Subject: "seqshim", Baseline: "pgx",
-		Note: "no sequence call: seqshim scans the text once and hands it to pgx"}, budget,
-		func() error { return p.shim.QueryRowContext(context.Background(), "SELECT 1").Scan(&v) },
-		func() error { return p.native.QueryRowContext(context.Background(), "SELECT 1").Scan(&v) })
+	return compareSelect1(ctx, row{Name: "SELECT 1 (pass-through)", Subject: "seqshim", Baseline: "pgx",
+		Note: "no sequence call: seqshim scans the text once and hands it to pgx"}, budget, p.shim, p.native)
 }
 
 // control compares pgx with itself, through two database/sql handles on the
 // one session: its ratio is how far from 1 the method puts two identical
 // paths, the precision of the rows above.
 func control(ctx context.Context, p *pgPair, budget time.Duration) (row, error) {
+	return compareSelect1(ctx, row{Name: "SELECT 1, control", Subject: "pgx", Baseline: "pgx",
+		Note: "the same path on both sides: how far from 1 the method itself puts a ratio"}, budget, p.control, p.native)
+}
+
+// compareSelect1 compares SELECT 1 through subject with SELECT 1 through
+// baseline.
+func compareSelect1(ctx context.Context, r row, budget time.Duration, subject, baseline *sql.DB) (row, error) {
 	var v int
-	return compare(ctx, row{Name: "SELECT 1, control", Subject: "pgx", Baseline: "pgx",
-		Note: "the same path on both sides: how far from 1 the method itself puts a ratio"}, budget,
-		func() error { return p.control.QueryRowContext(context.Background(), "SELECT 1").Scan(&v) },
-		func() error { return p.native.QueryRowContext(context.Background(), "SELECT 1").Scan(&v) })
+	op := func(db *sql.DB) func() error {
+		return func() error { return db.QueryRowContext(context.Background(), "SELECT 1").Scan(&v) }
+	}
+	return compare(ctx, r, budget, op(subject), op(baseline))
 }
 
 func fmtNs(ns float64) string {
