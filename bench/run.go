@@ -24,6 +24,7 @@ import (
 	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 type config struct {
@@ -151,7 +152,7 @@ func quantile(xs []float64, q float64) float64 {
 // atomic add, the floor of any shared counter, alternating which runs first.
 func hotPath(ctx context.Context, rounds int, parallel bool) (row, error) {
 	store := memstore.New()
-	spec := seqcache.DefaultSpec()
+	spec := sequence.DefaultSpec()
 	if err := store.Create(ctx, "hot", spec, spec.Initial()); err != nil {
 		return row{}, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // storeResult is the store-write figure of a steady-rate run.
@@ -56,7 +57,7 @@ type countingStore struct {
 	writes atomic.Int64
 }
 
-func (c *countingStore) Reserve(ctx context.Context, name string, n int64) (seqcache.Block, error) {
+func (c *countingStore) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
 	c.writes.Add(1)
 	return c.Store.Reserve(ctx, name, n)
 }
@@ -69,9 +70,9 @@ func (c *countingStore) Reserve(ctx context.Context, name string, n int64) (seqc
 func storeWrites(ctx context.Context, cfg config, logf func(string, ...any)) (storeResult, error) {
 	res := storeResult{Rate: cfg.rate, Duration: cfg.storeTime, Warm: cfg.storeTime / 3}
 	const seq = "bench_writes"
-	spec := seqcache.DefaultSpec()
+	spec := sequence.DefaultSpec()
 	var (
-		reserver seqcache.Reserver
+		reserver sequence.Reserver
 		writes   func() int64
 		reads    = func() int64 { return 0 }
 	)

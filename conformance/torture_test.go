@@ -28,6 +28,7 @@ import (
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // The torture test's knobs, environment variables of `go test`.
@@ -84,7 +85,7 @@ func TestTorture(t *testing.T) {
 	defer cancel()
 	const seq = "torture_seq"
 	store, table := tortureStore(t, ctx, endpoint)
-	spec := seqcache.DefaultSpec()
+	spec := sequence.DefaultSpec()
 	if err := store.Create(ctx, seq, spec, spec.Initial()); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +338,7 @@ func TestOutage(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			seq := "outage_" + tt.name
-			if err := store.Create(ctx, seq, seqcache.DefaultSpec(), seqcache.DefaultSpec().Initial()); err != nil {
+			if err := store.Create(ctx, seq, sequence.DefaultSpec(), sequence.DefaultSpec().Initial()); err != nil {
 				t.Fatal(err)
 			}
 			proxy, err := torture.StartProxy(endpoint, torture.Faults{}, 1)

@@ -17,6 +17,7 @@ import (
 	"github.com/seqshim/seqshim/driver/internal/fakedriver"
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // fakeSetup is a Connector around the fake inner driver, with a memory
@@ -32,7 +33,7 @@ func newFakeSetup(t testing.TB, optFns ...func(*Options)) *fakeSetup {
 	t.Setenv("SEQSHIM_STORE", "") // a store from the environment would win
 	fs := &fakeSetup{fake: &fakedriver.Connector{}, store: memstore.New()}
 	fs.fake.Rec.Record = true
-	spec, pos, _ := seqcache.Clauses{}.Create()
+	spec, pos, _ := sequence.Clauses{}.Create()
 	if err := fs.store.Create(context.Background(), "s", spec, pos); err != nil {
 		t.Fatal(err)
 	}
@@ -574,14 +575,14 @@ func TestErrors(t *testing.T) {
 
 // badConnStore fails every call with driver.ErrBadConn, which must never
 // reach database/sql as such.
-type badConnStore struct{ seqcache.Store }
+type badConnStore struct{ sequence.Store }
 
-func (badConnStore) Reserve(context.Context, string, int64) (seqcache.Block, error) {
-	return seqcache.Block{}, driver.ErrBadConn
+func (badConnStore) Reserve(context.Context, string, int64) (sequence.Block, error) {
+	return sequence.Block{}, driver.ErrBadConn
 }
 
-func (badConnStore) SetVal(context.Context, string, int64, bool) (seqcache.Info, error) {
-	return seqcache.Info{}, driver.ErrBadConn
+func (badConnStore) SetVal(context.Context, string, int64, bool) (sequence.Info, error) {
+	return sequence.Info{}, driver.ErrBadConn
 }
 
 func TestStoreErrorNotBadConn(t *testing.T) {
@@ -601,7 +602,7 @@ func TestStoreErrorNotBadConn(t *testing.T) {
 func TestSharedCachePerStore(t *testing.T) {
 	t.Setenv("SEQSHIM_STORE", "")
 	st := memstore.New()
-	spec, pos, _ := seqcache.Clauses{}.Create()
+	spec, pos, _ := sequence.Clauses{}.Create()
 	st.Create(context.Background(), "s", spec, pos)
 	mk := func() *Connector {
 		c, err := NewConnector(&fakedriver.Connector{}, func(o *Options) { o.Store = st })
@@ -640,7 +641,7 @@ func TestSharedCachePerStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Position != (seqcache.Position{Last: 3, Called: true}) {
+	if info.Position != (sequence.Position{Last: 3, Called: true}) {
 		t.Errorf("store position after Close %+v, want last value 3, called (tail released)", info.Position)
 	}
 }
@@ -672,7 +673,7 @@ func TestDBCloseReleases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (seqcache.Position{Last: v, Called: true}); info.Position != want {
+	if want := (sequence.Position{Last: v, Called: true}); info.Position != want {
 		t.Errorf("store position after db.Close %+v, want %+v", info.Position, want)
 	}
 }

@@ -126,7 +126,7 @@
 //   - A column DEFAULT nextval('s') would be evaluated by the database from
 //     its own sequence, not by seqshim: CREATE/ALTER statements with sequence
 //     calls are refused with 0A000; insert the value explicitly instead.
-//   - errors.Is(err, seqcache.ErrLimit) does not apply to the
+//   - errors.Is(err, sequence.ErrLimit) does not apply to the
 //     *pgconn.PgError: test its Code ("2200H"), as with native PostgreSQL.
 //   - DISCARD is recognised in any statement sent through seqshim (after
 //     comments, in a multi-statement string, prepared or not); one issued

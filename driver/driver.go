@@ -15,6 +15,7 @@ import (
 
 	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // DriverName is the name the package registers with database/sql.
@@ -253,7 +254,7 @@ func (c *Connector) Close() error {
 // increasing across connections and sql.DBs of one process.
 type sharedSeq struct {
 	key   any
-	store seqcache.Store
+	store sequence.Store
 	cache *seqcache.Cache
 	refs  int  // guarded by registry.mu
 	owned bool // opened from a URL: closed with the last reference

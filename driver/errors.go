@@ -8,14 +8,14 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/seqshim/seqshim/rewrite"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // convertErr turns an error of seqshim's own (a store, the cache, the
 // planner, the session) into what the application would get from the
 // database. Inner driver errors never come through here.
 //
-// For the postgres dialect, a *seqcache.Error becomes a *pgconn.PgError with
+// For the postgres dialect, a *sequence.Error becomes a *pgconn.PgError with
 // the same SQLSTATE and message, exactly the type pgx returns, so code that
 // inspects pgx errors keeps working. Other errors keep their chain, except
 // that nothing ever matches driver.ErrBadConn: database/sql would retry the
@@ -24,7 +24,7 @@ func (c *conn) convertErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	var se *seqcache.Error
+	var se *sequence.Error
 	if c.c.dialect == rewrite.Postgres && errors.As(err, &se) {
 		return &pgconn.PgError{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: se.Code, Message: se.Message}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // numOptions counts pgx's leading option arguments (pgx.QueryExecMode,
@@ -270,7 +271,7 @@ func (c *conn) call(ctx context.Context, call *rewrite.Call, user []driver.Named
 		if err != nil || null {
 			return 0, null, err
 		}
-		if name, err = seqcache.ParseName(text); err != nil {
+		if name, err = sequence.ParseName(text); err != nil {
 			return 0, false, err
 		}
 	}
@@ -290,12 +291,12 @@ func (c *conn) call(ctx context.Context, call *rewrite.Call, user []driver.Named
 		if _, err := c.seq.store.Describe(ctx, name); err != nil {
 			return 0, false, c.storeErr(err)
 		}
-		return 0, false, seqcache.CurrvalNotDefinedError(name)
+		return 0, false, sequence.CurrvalNotDefinedError(name)
 	case rewrite.Lastval:
 		if v, ok := c.sess.lastval(); ok {
 			return v, false, nil
 		}
-		return 0, false, seqcache.LastvalNotDefinedError()
+		return 0, false, sequence.LastvalNotDefinedError()
 	case rewrite.Setval:
 		val, null, err := operand(user, call.Value)
 		if err != nil || null {
@@ -333,7 +334,7 @@ func (c *conn) handle(name string) *seqcache.Handle {
 
 // storeErr labels an error that is not PostgreSQL's own as the store's.
 func (c *conn) storeErr(err error) error {
-	var se *seqcache.Error
+	var se *sequence.Error
 	if errors.As(err, &se) {
 		return err
 	}
@@ -402,7 +403,7 @@ func (c *conn) ddl(ctx context.Context, d *rewrite.DDL) error {
 	switch d.Op {
 	case rewrite.Create:
 		if d.Temp {
-			return &seqcache.Error{Code: seqcache.CodeFeatureNotSupported, Kind: rewrite.ErrUnsupported,
+			return &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: rewrite.ErrUnsupported,
 				Message: "seqshim: temporary sequences are not supported: a store sequence is shared by every session"}
 		}
 		spec, pos, err := d.Clauses.Create()
@@ -411,7 +412,7 @@ func (c *conn) ddl(ctx context.Context, d *rewrite.DDL) error {
 		}
 		for _, name := range d.Names {
 			err := st.Create(ctx, name, spec, pos)
-			if d.IfNotExists && errors.Is(err, seqcache.ErrExists) {
+			if d.IfNotExists && errors.Is(err, sequence.ErrExists) {
 				continue // PostgreSQL: a notice, the sequence stays as it is
 			}
 			if err != nil {
@@ -431,7 +432,7 @@ func (c *conn) ddl(ctx context.Context, d *rewrite.DDL) error {
 			} else {
 				err = alter(ctx) // START, CACHE, OWNED BY: cached values stay valid
 			}
-			if d.IfExists && errors.Is(err, seqcache.ErrNotFound) {
+			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
 			if err != nil {
@@ -443,7 +444,7 @@ func (c *conn) ddl(ctx context.Context, d *rewrite.DDL) error {
 			err := c.seq.cache.Change(ctx, name, func(ctx context.Context) error {
 				return st.Rename(ctx, name, d.RenameTo)
 			})
-			if d.IfExists && errors.Is(err, seqcache.ErrNotFound) {
+			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
 			if err != nil {
@@ -466,7 +467,7 @@ func (c *conn) ddl(ctx context.Context, d *rewrite.DDL) error {
 			err := c.seq.cache.Change(ctx, name, func(ctx context.Context) error {
 				return st.Drop(ctx, name)
 			})
-			if d.IfExists && errors.Is(err, seqcache.ErrNotFound) {
+			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
 			if err != nil {
@@ -482,7 +483,7 @@ func (c *conn) ddl(ctx context.Context, d *rewrite.DDL) error {
 
 // changesValues reports whether ALTER SEQUENCE clauses change the values
 // nextval hands out, so that values cached before must not be served.
-func changesValues(c seqcache.Clauses) bool {
+func changesValues(c sequence.Clauses) bool {
 	return c.Type != nil || c.Increment != nil || c.MinValue != nil || c.NoMinValue ||
 		c.MaxValue != nil || c.NoMaxValue || c.Restart || c.RestartAt != nil || c.Cycle != nil
 }
@@ -490,10 +491,10 @@ func changesValues(c seqcache.Clauses) bool {
 // dropError is PostgreSQL's message for DROP SEQUENCE of a missing sequence,
 // which names a sequence where other commands name a relation.
 func dropError(err error) error {
-	var se *seqcache.Error
-	if errors.As(err, &se) && errors.Is(se, seqcache.ErrNotFound) {
+	var se *sequence.Error
+	if errors.As(err, &se) && errors.Is(se, sequence.ErrNotFound) {
 		if rest, ok := strings.CutPrefix(se.Message, "relation "); ok {
-			return &seqcache.Error{Code: se.Code, Kind: se.Kind, Message: "sequence " + rest}
+			return &sequence.Error{Code: se.Code, Kind: se.Kind, Message: "sequence " + rest}
 		}
 	}
 	return err

@@ -11,10 +11,9 @@ import (
 	"strconv"
 	"testing"
 
-	_ "modernc.org/sqlite"
-
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 	"github.com/seqshim/seqshim/sqlstore"
+	_ "modernc.org/sqlite"
 )
 
 const envChild = "SEQSHIM_TEST_MULTIPROCESS_CHILD"
@@ -34,7 +33,7 @@ func TestMultiProcessSQLiteStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := seqcache.DefaultSpec()
+	spec := sequence.DefaultSpec()
 	if err := st.Create(ctx, "s", spec, spec.Initial()); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // DDLMode says where sequence DDL (CREATE, ALTER, DROP SEQUENCE) goes.
@@ -43,7 +43,7 @@ type Options struct {
 	// Store is the store values come from, used as is: the driver neither
 	// opens nor closes it. A store URL (StoreURL, seqshim.store,
 	// SEQSHIM_STORE) takes precedence.
-	Store seqcache.Store
+	Store sequence.Store
 	// StoreURL is the store to open: memory:, sqlite:PATH, postgres://…,
 	// dynamodb://TABLE?region=R&endpoint=URL. Every Connector of the process
 	// with the same URL shares one store and one cache.

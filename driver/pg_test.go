@@ -25,7 +25,7 @@ import (
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/memstore"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 	"github.com/seqshim/seqshim/sqlstore"
 )
 
@@ -50,10 +50,10 @@ func nativeDB(tb testing.TB) *sql.DB {
 // storeKinds are the stores the integration tests run with.
 var storeKinds = []struct {
 	name string
-	open func(tb testing.TB) seqcache.Store
+	open func(tb testing.TB) sequence.Store
 }{
-	{"memory", func(tb testing.TB) seqcache.Store { return memstore.New() }},
-	{"sqlite", func(tb testing.TB) seqcache.Store {
+	{"memory", func(tb testing.TB) sequence.Store { return memstore.New() }},
+	{"sqlite", func(tb testing.TB) sequence.Store {
 		st, err := sqlstore.Open(context.Background(), "sqlite:"+filepath.Join(tb.TempDir(), "seq.db"))
 		if err != nil {
 			tb.Fatal(err)
@@ -61,11 +61,11 @@ var storeKinds = []struct {
 		tb.Cleanup(func() { st.Close() })
 		return st
 	}},
-	{"dynamodb", func(tb testing.TB) seqcache.Store { return dynamoStore(tb) }},
+	{"dynamodb", func(tb testing.TB) sequence.Store { return dynamoStore(tb) }},
 }
 
 // dynamoStore returns a store on a fresh dynalite table.
-func dynamoStore(tb testing.TB) seqcache.Store {
+func dynamoStore(tb testing.TB) sequence.Store {
 	tb.Helper()
 	endpoint := testenv.DynamoDB(tb)
 	client := dynamodb.New(dynamodb.Options{
@@ -88,7 +88,7 @@ func dynamoStore(tb testing.TB) seqcache.Store {
 }
 
 // seqshimDB opens the test PostgreSQL through seqshim's Go API with store st.
-func seqshimDB(tb testing.TB, st seqcache.Store, optFns ...func(*seqdriver.Options)) *sql.DB {
+func seqshimDB(tb testing.TB, st sequence.Store, optFns ...func(*seqdriver.Options)) *sql.DB {
 	tb.Helper()
 	cfg, err := pgx.ParseConfig(testenv.PG(tb))
 	if err != nil {

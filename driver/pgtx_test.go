@@ -13,6 +13,7 @@ import (
 	seqdriver "github.com/seqshim/seqshim/driver"
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // downStore is a memory store whose reservations fail.
@@ -20,8 +21,8 @@ type downStore struct{ *memstore.Store }
 
 var errStoreDown = errors.New("store down")
 
-func (downStore) Reserve(context.Context, string, int64) (seqcache.Block, error) {
-	return seqcache.Block{}, errStoreDown
+func (downStore) Reserve(context.Context, string, int64) (sequence.Block, error) {
+	return sequence.Block{}, errStoreDown
 }
 
 // TestPGFailedStatementAbortsTransaction: a statement seqshim fails without

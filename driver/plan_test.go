@@ -13,7 +13,7 @@ import (
 
 	"github.com/seqshim/seqshim/driver/internal/fakedriver"
 	"github.com/seqshim/seqshim/memstore"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 func TestLocalForms(t *testing.T) {
@@ -160,7 +160,7 @@ func TestOpenSharesCachePerURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (seqcache.Position{Last: 5, Called: true}); info.Position != want {
+	if want := (sequence.Position{Last: 5, Called: true}); info.Position != want {
 		t.Errorf("store position after the last Close %+v, want %+v (tail released)", info.Position, want)
 	}
 }

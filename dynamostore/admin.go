@@ -10,18 +10,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // attrFrom marks an item created by a Rename of the named key until the
 // rename has deleted the old item, so an interrupted rename can be resumed.
 const attrFrom = "from"
 
-// Create implements seqcache.Admin: a PutItem that fails with
-// seqcache.ErrExists if the name is taken. Callers wanting CREATE SEQUENCE IF
-// NOT EXISTS test the error with errors.Is(err, seqcache.ErrExists).
-func (s *Store) Create(ctx context.Context, name string, spec seqcache.Spec, pos seqcache.Position) error {
+// Create implements sequence.Admin: a PutItem that fails with
+// sequence.ErrExists if the name is taken. Callers wanting CREATE SEQUENCE IF
+// NOT EXISTS test the error with errors.Is(err, sequence.ErrExists).
+func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos sequence.Position) error {
 	if err := spec.Validate(); err != nil {
 		return err
 	}
@@ -36,35 +35,35 @@ func (s *Store) Create(ctx context.Context, name string, spec seqcache.Spec, pos
 		ExpressionAttributeNames: names(cond),
 	})
 	if conditionFailed(err) {
-		return seqcache.ExistsError(name)
+		return sequence.ExistsError(name)
 	}
 	s.forget(name)
 	return s.wrap("create", name, err)
 }
 
-// Describe implements seqcache.Admin with a consistent read.
-func (s *Store) Describe(ctx context.Context, name string) (seqcache.Info, error) {
+// Describe implements sequence.Admin with a consistent read.
+func (s *Store) Describe(ctx context.Context, name string) (sequence.Info, error) {
 	r, err := s.load(ctx, name)
 	if err != nil {
-		return seqcache.Info{}, s.wrap("describe", name, err)
+		return sequence.Info{}, s.wrap("describe", name, err)
 	}
 	return r.info, nil
 }
 
-// Alter implements seqcache.Admin: [seqcache.Clauses.Alter] on a consistent
+// Alter implements sequence.Admin: [sequence.Clauses.Alter] on a consistent
 // read, written with a compare-and-set on the version, which it bumps so that
 // every Store's next Reserve re-reads the spec. Unless the clauses restart
 // the sequence, the write also requires the position, which reservations may
 // move meanwhile, to be within the new bounds.
-func (s *Store) Alter(ctx context.Context, name string, c seqcache.Clauses) (seqcache.Info, error) {
-	return retry(ctx, s, "alter", name, func() (seqcache.Info, error) {
+func (s *Store) Alter(ctx context.Context, name string, c sequence.Clauses) (sequence.Info, error) {
+	return retry(ctx, s, "alter", name, func() (sequence.Info, error) {
 		r, err := s.load(ctx, name)
 		if err != nil {
-			return seqcache.Info{}, s.wrap("alter", name, err)
+			return sequence.Info{}, s.wrap("alter", name, err)
 		}
 		spec, pos, err := c.Alter(r.info.Spec, r.info.Position)
 		if err != nil {
-			return seqcache.Info{}, err
+			return sequence.Info{}, err
 		}
 		values := map[string]types.AttributeValue{
 			":g":     str(r.gen),
@@ -93,18 +92,18 @@ func (s *Store) Alter(ctx context.Context, name string, c seqcache.Clauses) (seq
 	})
 }
 
-// SetVal implements seqcache.Admin: setval(name, value, isCalled), checked by
-// [seqcache.Spec.SetVal] against the spec read, written conditioned on that
+// SetVal implements sequence.Admin: setval(name, value, isCalled), checked by
+// [sequence.Spec.SetVal] against the spec read, written conditioned on that
 // spec's version, which it bumps.
-func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled bool) (seqcache.Info, error) {
-	return retry(ctx, s, "setval", name, func() (seqcache.Info, error) {
+func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled bool) (sequence.Info, error) {
+	return retry(ctx, s, "setval", name, func() (sequence.Info, error) {
 		r, err := s.load(ctx, name)
 		if err != nil {
-			return seqcache.Info{}, s.wrap("setval", name, err)
+			return sequence.Info{}, s.wrap("setval", name, err)
 		}
 		pos, err := r.info.Spec.SetVal(name, value, isCalled)
 		if err != nil {
-			return seqcache.Info{}, err
+			return sequence.Info{}, err
 		}
 		update := "SET #last = :nl, #called = :nc ADD #ver :one"
 		cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v"
@@ -117,16 +116,16 @@ func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled b
 }
 
 // written decodes the item an admin UpdateItem returned (ALL_NEW).
-func (s *Store) written(op, name string, out *dynamodb.UpdateItemOutput, err error) (seqcache.Info, error) {
+func (s *Store) written(op, name string, out *dynamodb.UpdateItemOutput, err error) (sequence.Info, error) {
 	if err != nil {
-		return seqcache.Info{}, s.wrap(op, name, err)
+		return sequence.Info{}, s.wrap(op, name, err)
 	}
 	r, err := decode(name, out.Attributes)
 	return r.info, s.wrap(op, name, err)
 }
 
-// Drop implements seqcache.Admin: a conditional DeleteItem. A Store that had
-// the sequence cached fails its next Reserve with seqcache.ErrNotFound (the
+// Drop implements sequence.Admin: a conditional DeleteItem. A Store that had
+// the sequence cached fails its next Reserve with sequence.ErrNotFound (the
 // fast path requires the item to exist); nothing restarts from zero.
 func (s *Store) Drop(ctx context.Context, name string) error {
 	cond := "attribute_exists(#name) AND attribute_not_exists(#moved)"
@@ -138,14 +137,14 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 	})
 	s.forget(name)
 	if conditionFailed(err) {
-		return seqcache.NotFoundError(name)
+		return sequence.NotFoundError(name)
 	}
 	return s.wrap("drop", name, err)
 }
 
-// List implements seqcache.Admin: a consistent, paginated Scan of the items
+// List implements sequence.Admin: a consistent, paginated Scan of the items
 // under the store's prefix, sorted by name.
-func (s *Store) List(ctx context.Context) ([]seqcache.Info, error) {
+func (s *Store) List(ctx context.Context) ([]sequence.Info, error) {
 	in := &dynamodb.ScanInput{TableName: &s.table, ConsistentRead: aws.Bool(true)}
 	if s.opts.Prefix != "" {
 		filter := "begins_with(#name, :p)"
@@ -153,7 +152,7 @@ func (s *Store) List(ctx context.Context) ([]seqcache.Info, error) {
 		in.ExpressionAttributeNames = names(filter)
 		in.ExpressionAttributeValues = map[string]types.AttributeValue{":p": str(s.opts.Prefix)}
 	}
-	var list []seqcache.Info
+	var list []sequence.Info
 	for p := dynamodb.NewScanPaginator(s.api, in); p.HasMorePages(); {
 		page, err := p.NextPage(ctx)
 		if err != nil {
@@ -177,7 +176,7 @@ func (s *Store) List(ctx context.Context) ([]seqcache.Info, error) {
 			}
 		}
 	}
-	slices.SortFunc(list, func(a, b seqcache.Info) int {
+	slices.SortFunc(list, func(a, b sequence.Info) int {
 		switch {
 		case a.Name < b.Name:
 			return -1
@@ -189,22 +188,22 @@ func (s *Store) List(ctx context.Context) ([]seqcache.Info, error) {
 	return list, nil
 }
 
-// Rename implements seqcache.Admin in three steps, none of which lets a
+// Rename implements sequence.Admin in three steps, none of which lets a
 // value be handed out twice:
 //
 //  1. fence the old item (a compare-and-set that records the new name and
 //     bumps the version): from then on every Reserve of the old name fails
-//     with seqcache.ErrNotFound, and its position is final;
+//     with sequence.ErrNotFound, and its position is final;
 //  2. create the new item with the fenced spec, position and counters
 //     (conditional on the name being free; if it is taken, the fence is
-//     lifted and the error is seqcache.ErrExists);
+//     lifted and the error is sequence.ErrExists);
 //  3. delete the old item.
 //
 // Between the steps neither name serves values. If the caller dies or the
 // network fails after step 1, repeating the same Rename completes it.
 func (s *Store) Rename(ctx context.Context, name, newName string) error {
 	if name == newName {
-		return seqcache.ExistsError(newName)
+		return sequence.ExistsError(newName)
 	}
 	oldKey, newKey := s.key(name), s.key(newName)
 	// Fence the old item: reservations and changes through it stop.
@@ -214,7 +213,7 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 			return nil, s.wrap("rename", name, err)
 		}
 		if item == nil {
-			return nil, seqcache.NotFoundError(name)
+			return nil, sequence.NotFoundError(name)
 		}
 		r, err := decode(name, item)
 		if err != nil {
@@ -225,12 +224,12 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 			return item, nil
 		case "":
 		default:
-			return nil, seqcache.NotFoundError(name)
+			return nil, sequence.NotFoundError(name)
 		}
 		if other, err := s.getRaw(ctx, newKey); err != nil {
 			return nil, s.wrap("rename", name, err)
 		} else if other != nil {
-			return nil, seqcache.ExistsError(newName)
+			return nil, sequence.ExistsError(newName)
 		}
 		update := "SET #moved = :to ADD #ver :one"
 		cond := "attribute_exists(#name) AND attribute_not_exists(#moved) AND #gen = :g AND #ver = :v"
@@ -274,7 +273,7 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 			if err := s.unfence(ctx, oldKey, newName); err != nil {
 				return s.wrap("rename", name, err)
 			}
-			return seqcache.ExistsError(newName)
+			return sequence.ExistsError(newName)
 		}
 	} else if err != nil {
 		return s.wrap("rename", name, err)

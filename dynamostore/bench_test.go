@@ -13,6 +13,7 @@ import (
 
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // BenchmarkReserve measures one Reserve of 1000 values against dynalite:
@@ -22,14 +23,14 @@ import (
 func BenchmarkReserve(b *testing.B) {
 	for _, bc := range []struct {
 		name   string
-		clause seqcache.Clauses
+		clause sequence.Clauses
 		n      int64
 	}{
 		// Fast path: one UpdateItem.
-		{"fast", seqcache.Clauses{}, 1000},
+		{"fast", sequence.Clauses{}, 1000},
 		// A CYCLE sequence of 10 values: every block reaches MAXVALUE, so
 		// every reservation is a consistent read and a compare-and-set.
-		{"cas", seqcache.Clauses{MaxValue: seqcache.Int64(10), Cycle: seqcache.Bool(true)}, 1000},
+		{"cas", sequence.Clauses{MaxValue: sequence.Int64(10), Cycle: sequence.Bool(true)}, 1000},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			st := testStore(b)
@@ -76,7 +77,7 @@ func TestCacheWrites(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 		st := dynamostore.New(testClient(t, func(o *dynamodb.Options) { o.HTTPClient = hc }), table)
-		spec := seqcache.DefaultSpec()
+		spec := sequence.DefaultSpec()
 		ctx := context.Background()
 		if err := st.Create(ctx, "s", spec, spec.Initial()); err != nil {
 			t.Fatal(err)
@@ -140,7 +141,7 @@ func TestMeasureCacheWrites(t *testing.T) {
 	client := testClient(t)
 	table := testTable(t)
 	st := dynamostore.New(client, table)
-	spec := seqcache.DefaultSpec()
+	spec := sequence.DefaultSpec()
 	if err := st.Create(t.Context(), "s", spec, spec.Initial()); err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,14 @@ import (
 
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // blockLog collects the blocks received and released by several recorders.
 type blockLog struct {
 	mu       sync.Mutex
-	blocks   []seqcache.Block
-	released []seqcache.Block // in the order the store accepted them
+	blocks   []sequence.Block
+	released []sequence.Block // in the order the store accepted them
 
 	frozen   bool
 	inflight int
@@ -46,17 +47,17 @@ type recorder struct {
 	log *blockLog
 }
 
-var _ seqcache.Releaser = recorder{}
+var _ sequence.Releaser = recorder{}
 
 // Reserve ignores the caller's cancellation (Cache.Close cancels refills in
 // flight), so that every block the store applies is received and recorded:
 // the test then knows every block exactly.
-func (r recorder) Reserve(ctx context.Context, name string, n int64) (seqcache.Block, error) {
+func (r recorder) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
 	l := r.log
 	l.mu.Lock()
 	if l.frozen {
 		l.mu.Unlock()
-		return seqcache.Block{}, errFrozen
+		return sequence.Block{}, errFrozen
 	}
 	l.inflight++
 	l.mu.Unlock()
@@ -76,7 +77,7 @@ func (r recorder) Reserve(ctx context.Context, name string, n int64) (seqcache.B
 	return b, err
 }
 
-func (r recorder) Release(ctx context.Context, name string, unused seqcache.Block) (bool, error) {
+func (r recorder) Release(ctx context.Context, name string, unused sequence.Block) (bool, error) {
 	ok, err := r.Store.Release(ctx, name, unused)
 	if ok {
 		r.log.mu.Lock()
@@ -99,7 +100,7 @@ func TestCachesConcurrent(t *testing.T) {
 	client := testClient(t)
 	table := testTable(t)
 	admin := dynamostore.New(client, table)
-	spec, pos, _ := seqcache.Clauses{Increment: seqcache.Int64(3)}.Create()
+	spec, pos, _ := sequence.Clauses{Increment: sequence.Int64(3)}.Create()
 	if err := admin.Create(t.Context(), "s", spec, pos); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestCachesConcurrent(t *testing.T) {
 	}
 	checkTiling(t, spec, blocks, nil)
 	for v := range seen {
-		if !slices.ContainsFunc(blocks, func(b seqcache.Block) bool { return b.Contains(v) }) {
+		if !slices.ContainsFunc(blocks, func(b sequence.Block) bool { return b.Contains(v) }) {
 			t.Fatalf("value %d is in no block received", v)
 		}
 	}
@@ -173,7 +174,7 @@ func TestCachesConcurrent(t *testing.T) {
 		sum += b.Count
 		last = max(last, b.Last())
 	}
-	want := seqcache.Position{Last: last, Called: true}
+	want := sequence.Position{Last: last, Called: true}
 	for _, r := range released {
 		var ok bool
 		if want, ok = spec.Release(want, r); !ok {
@@ -194,10 +195,10 @@ func TestCachesConcurrent(t *testing.T) {
 // checkTiling checks that blocks (received) and lost (applied by the store,
 // response lost) are pairwise disjoint and together are exactly the values
 // from spec.Start to the highest one (ascending sequences without CYCLE).
-func checkTiling(t *testing.T, spec seqcache.Spec, blocks, lost []seqcache.Block) {
+func checkTiling(t *testing.T, spec sequence.Spec, blocks, lost []sequence.Block) {
 	t.Helper()
 	all := append(slices.Clone(blocks), lost...)
-	slices.SortFunc(all, func(a, b seqcache.Block) int { return cmpInt(a.First, b.First) })
+	slices.SortFunc(all, func(a, b sequence.Block) int { return cmpInt(a.First, b.First) })
 	next := spec.Start
 	for _, b := range all {
 		if b.Count <= 0 || b.Step != spec.Increment {

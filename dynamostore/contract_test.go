@@ -5,7 +5,7 @@ import (
 
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/internal/storetest"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // TestContract runs the shared store contract, once without a key prefix and
@@ -15,7 +15,7 @@ func TestContract(t *testing.T) {
 		t.Run("prefix="+prefix, func(t *testing.T) {
 			client := testClient(t)
 			table := testTable(t)
-			storetest.Run(t, func(t *testing.T) seqcache.Store {
+			storetest.Run(t, func(t *testing.T) sequence.Store {
 				return dynamostore.New(client, table, func(o *dynamostore.Options) { o.Prefix = prefix })
 			})
 		})

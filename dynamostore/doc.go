@@ -1,4 +1,4 @@
-// Package dynamostore is a [seqcache.Store] on Amazon DynamoDB: one item per
+// Package dynamostore is a [sequence.Store] on Amazon DynamoDB: one item per
 // sequence, blocks of values reserved with conditional single-item writes.
 //
 // # Usage
@@ -24,7 +24,7 @@
 // The table has a single string partition key, name. Each sequence is one
 // item:
 //
-//	name     S     Options.Prefix + canonical sequence name (see seqcache.ParseName)
+//	name     S     Options.Prefix + canonical sequence name (see sequence.ParseName)
 //	type     S     smallint, integer or bigint
 //	inc      N     INCREMENT BY (negative: descending)
 //	min, max N     MINVALUE, MAXVALUE
@@ -54,16 +54,16 @@
 // conditioned on attribute_exists(name), on gen and ver being the remembered
 // incarnation and version, and on last lying where the whole block fits below MAXVALUE (above
 // MINVALUE); the block is derived from the new last in the response. The
-// distance and the bounds come from [seqcache.Spec.Reserve], which alone does
+// distance and the bounds come from [sequence.Spec.Reserve], which alone does
 // sequence arithmetic. When the condition fails (first use, a spec changed by
 // another process, a sequence about to reach its bound or wrap with CYCLE,
 // a setval or release) or no remembered state applies, it reads the item
 // consistently and either takes the fast path with fresh state or, near a
-// bound, computes the block with seqcache.Spec.Reserve and writes the new
+// bound, computes the block with sequence.Spec.Reserve and writes the new
 // position with a compare-and-set on the exact state read (incarnation,
 // version, position and reservation count). Lost races retry with bounded, jittered
 // exponential backoff ([Options.MaxAttempts]) and then fail with
-// seqcache.ErrConflict.
+// sequence.ErrConflict.
 //
 // # Guarantees
 //
@@ -74,17 +74,17 @@
 //     The SDK's own retries are therefore safe: a retried addition reserves a
 //     new block, a retried compare-and-set fails its condition.
 //   - A dropped sequence stays dropped: every write requires the item to
-//     exist, so a process that had it cached gets seqcache.ErrNotFound
+//     exist, so a process that had it cached gets sequence.ErrNotFound
 //     ("relation ... does not exist"), never a restart from zero.
 //   - Spec changes ([Store.Alter], [Store.SetVal]) bump the version, so they
 //     take effect at the next reservation of every process.
 //   - [Store.Release] hands an unused tail back only if nobody reserved after
 //     it: the item must be exactly as this Store's last reservation left it
-//     (incarnation, version, reservation count) and seqcache.Spec.Release
+//     (incarnation, version, reservation count) and sequence.Spec.Release
 //     must accept the position; a compare-and-set enforces both.
-//   - Errors: *seqcache.Error (with PostgreSQL's SQLSTATE and message) for
+//   - Errors: *sequence.Error (with PostgreSQL's SQLSTATE and message) for
 //     definitive answers; SDK and network errors (throttling, timeouts)
-//     wrapped with %w, which seqcache.IsTransient reports as transient.
+//     wrapped with %w, which sequence.IsTransient reports as transient.
 //
 // # Caveats
 //

@@ -8,6 +8,7 @@ import (
 
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // Open a store from its URL and hand out values through a cache.
@@ -17,8 +18,8 @@ func ExampleOpen() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	spec, pos, _ := seqcache.Clauses{}.Create()
-	if err := st.Create(ctx, "orders_seq", spec, pos); err != nil && !errors.Is(err, seqcache.ErrExists) {
+	spec, pos, _ := sequence.Clauses{}.Create()
+	if err := st.Create(ctx, "orders_seq", spec, pos); err != nil && !errors.Is(err, sequence.ErrExists) {
 		log.Fatal(err)
 	}
 	cache := seqcache.New(st)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // faultyHTTP is an aws.HTTPClient that injects faults between the SDK and
@@ -37,7 +38,7 @@ type faultyHTTP struct {
 	step               int64   // the sequence's increment, to rebuild dropped blocks
 	mu                 sync.Mutex
 	rng                *rand.Rand
-	lost               []seqcache.Block
+	lost               []sequence.Block
 	requests, injected int
 }
 
@@ -106,7 +107,7 @@ func (f *faultyHTTP) count() {
 
 // reservation rebuilds the block of a reservation from its request (the
 // value count :cnt) and response (the new position).
-func (f *faultyHTTP) reservation(req, resp []byte) (seqcache.Block, bool) {
+func (f *faultyHTTP) reservation(req, resp []byte) (sequence.Block, bool) {
 	var in struct {
 		ExpressionAttributeValues map[string]struct{ N string }
 	}
@@ -114,14 +115,14 @@ func (f *faultyHTTP) reservation(req, resp []byte) (seqcache.Block, bool) {
 		Attributes map[string]struct{ N string }
 	}
 	if json.Unmarshal(req, &in) != nil || json.Unmarshal(resp, &out) != nil {
-		return seqcache.Block{}, false
+		return sequence.Block{}, false
 	}
 	cnt, err1 := strconv.ParseInt(in.ExpressionAttributeValues[":cnt"].N, 10, 64)
 	last, err2 := strconv.ParseInt(out.Attributes["last"].N, 10, 64)
 	if err1 != nil || err2 != nil {
-		return seqcache.Block{}, false // not a reservation (Release, admin)
+		return sequence.Block{}, false // not a reservation (Release, admin)
 	}
-	return seqcache.Block{First: last - (cnt-1)*f.step, Step: f.step, Count: cnt}, true
+	return sequence.Block{First: last - (cnt-1)*f.step, Step: f.step, Count: cnt}, true
 }
 
 // TestFaults: several processes reserve through a network that throttles
@@ -132,12 +133,12 @@ func (f *faultyHTTP) reservation(req, resp []byte) (seqcache.Block, bool) {
 func TestFaults(t *testing.T) {
 	tests := []struct {
 		name    string
-		clauses seqcache.Clauses
+		clauses sequence.Clauses
 		limit   bool // the sequence runs out during the test
 	}{
-		{"unbounded", seqcache.Clauses{Increment: seqcache.Int64(2)}, false},
+		{"unbounded", sequence.Clauses{Increment: sequence.Int64(2)}, false},
 		// Near MAXVALUE every reservation is a read and a compare-and-set.
-		{"to max", seqcache.Clauses{MaxValue: seqcache.Int64(4000)}, true},
+		{"to max", sequence.Clauses{MaxValue: sequence.Int64(4000)}, true},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,7 +163,7 @@ func TestFaults(t *testing.T) {
 			const procs, perProc, calls = 3, 3, 120
 			var (
 				mu       sync.Mutex
-				received []seqcache.Block
+				received []sequence.Block
 				failures = map[string]int{}
 				wg       sync.WaitGroup
 			)
@@ -181,11 +182,11 @@ func TestFaults(t *testing.T) {
 								received = append(received, b)
 							case errors.Is(err, context.DeadlineExceeded):
 								t.Errorf("Reserve hung until its deadline: %v", err)
-							case errors.Is(err, seqcache.ErrLimit) && tt.limit:
+							case errors.Is(err, sequence.ErrLimit) && tt.limit:
 								failures["limit"]++
-							case errors.Is(err, seqcache.ErrConflict):
+							case errors.Is(err, sequence.ErrConflict):
 								failures["conflict"]++
-							case seqcache.IsTransient(err) && !errors.As(err, new(*seqcache.Error)):
+							case sequence.IsTransient(err) && !errors.As(err, new(*sequence.Error)):
 								failures[kind(err)]++
 							default:
 								t.Errorf("Reserve: unexpected error %v", err)
@@ -207,7 +208,7 @@ func TestFaults(t *testing.T) {
 			for _, b := range append(received, fh.lost...) {
 				last = max(last, b.Last())
 			}
-			if info.Position != (seqcache.Position{Last: last, Called: true}) {
+			if info.Position != (sequence.Position{Last: last, Called: true}) {
 				t.Fatalf("final position %+v, want {%d true}: values lost beyond the dropped blocks", info.Position, last)
 			}
 			if n := int64(len(received) + len(fh.lost)); info.Reservations != n {
@@ -242,7 +243,7 @@ func kind(err error) string {
 // either returns a value nobody else got or an error, before its deadline;
 // the blocks received and the responses dropped tile the sequence.
 func TestFaultsCache(t *testing.T) {
-	spec, pos, _ := seqcache.Clauses{}.Create()
+	spec, pos, _ := sequence.Clauses{}.Create()
 	fh := &faultyHTTP{inner: http.DefaultClient, throttle: 0.1, drop: 0.3, step: spec.Increment,
 		rng: rand.New(rand.NewPCG(7, uint64(time.Now().UnixNano())))}
 	client := testClient(t, func(o *dynamodb.Options) {
@@ -299,7 +300,7 @@ func TestFaultsCache(t *testing.T) {
 	// Releases change the final position, not which blocks were taken.
 	checkTiling(t, spec, log.blocks, fh.lost)
 	for v := range values {
-		if !slices.ContainsFunc(log.blocks, func(b seqcache.Block) bool { return b.Contains(v) }) {
+		if !slices.ContainsFunc(log.blocks, func(b sequence.Block) bool { return b.Contains(v) }) {
 			t.Fatalf("value %d is in no block received", v)
 		}
 	}

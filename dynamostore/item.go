@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // Attribute names of a sequence item; see the package documentation. Every
@@ -36,7 +35,7 @@ const (
 
 // record is a decoded item.
 type record struct {
-	info  seqcache.Info
+	info  sequence.Info
 	gen   string // incarnation, see attrGen
 	resv  string // the raw reservation counter, compared as is in compare-and-set conditions
 	moved string // non-empty: fenced by a Rename in progress
@@ -55,7 +54,7 @@ func keyOf(key string) map[string]types.AttributeValue {
 }
 
 // newItem is the item of a freshly created sequence.
-func newItem(key, gen string, spec seqcache.Spec, pos seqcache.Position) map[string]types.AttributeValue {
+func newItem(key, gen string, spec sequence.Spec, pos sequence.Position) map[string]types.AttributeValue {
 	item := map[string]types.AttributeValue{
 		attrKey:  str(key),
 		attrGen:  str(gen),
@@ -68,7 +67,7 @@ func newItem(key, gen string, spec seqcache.Spec, pos seqcache.Position) map[str
 	return item
 }
 
-func putSpec(m map[string]types.AttributeValue, spec seqcache.Spec) {
+func putSpec(m map[string]types.AttributeValue, spec sequence.Spec) {
 	m[attrType] = str(spec.Type.String())
 	m[attrInc] = num(spec.Increment)
 	m[attrMin] = num(spec.Min)
@@ -78,7 +77,7 @@ func putSpec(m map[string]types.AttributeValue, spec seqcache.Spec) {
 	m[attrCycle] = boolean(spec.Cycle)
 }
 
-func putPos(m map[string]types.AttributeValue, pos seqcache.Position) {
+func putPos(m map[string]types.AttributeValue, pos sequence.Position) {
 	m[attrLast] = num(pos.Last)
 	m[attrCalled] = boolean(pos.Called)
 }
@@ -91,11 +90,11 @@ func decode(name string, item map[string]types.AttributeValue) (record, error) {
 	var r record
 	r.info.Name = name
 	typ := d.str(attrType)
-	t, err := seqcache.ParseType(typ)
+	t, err := sequence.ParseType(typ)
 	if err != nil {
 		d.fail(attrType)
 	}
-	r.info.Spec = seqcache.Spec{
+	r.info.Spec = sequence.Spec{
 		Type:      t,
 		Increment: d.int(attrInc),
 		Min:       d.int(attrMin),
@@ -104,7 +103,7 @@ func decode(name string, item map[string]types.AttributeValue) (record, error) {
 		Cache:     d.int(attrCache),
 		Cycle:     d.bool(attrCycle),
 	}
-	r.info.Position = seqcache.Position{Last: d.int(attrLast), Called: d.bool(attrCalled)}
+	r.info.Position = sequence.Position{Last: d.int(attrLast), Called: d.bool(attrCalled)}
 	r.info.Version = d.int(attrVer)
 	r.gen = d.str(attrGen)
 	r.resv = d.raw(attrResv)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/internal/testenv"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 func TestParseURL(t *testing.T) {
@@ -85,11 +85,11 @@ func TestOpen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			spec := seqcache.DefaultSpec()
+			spec := sequence.DefaultSpec()
 			if err := st.Create(ctx, "s", spec, spec.Initial()); err != nil {
 				t.Fatal(err)
 			}
-			if b, err := st.Reserve(ctx, "s", 5); err != nil || b != (seqcache.Block{First: 1, Step: 1, Count: 5}) {
+			if b, err := st.Reserve(ctx, "s", 5); err != nil || b != (sequence.Block{First: 1, Step: 1, Count: 5}) {
 				t.Fatalf("Reserve = %+v, %v", b, err)
 			}
 		})

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/seqshim/seqshim/dynamostore"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // scriptedHTTP fails the next request of one DynamoDB operation, before
@@ -79,7 +79,7 @@ func TestRenameInterrupted(t *testing.T) {
 			ctx := t.Context()
 			st := dynamostore.New(client, table)
 			other := dynamostore.New(testClient(t), table) // another process, no faults
-			m := newSeq(t, st, name, seqcache.Clauses{})
+			m := newSeq(t, st, name, sequence.Clauses{})
 			m.reserve(t, st, 10)
 			m.reserve(t, other, 10)
 
@@ -95,7 +95,7 @@ func TestRenameInterrupted(t *testing.T) {
 				// Whatever state the rename stopped in, no name may serve a
 				// value the other could serve too.
 				_, errOld := other.Reserve(ctx, name, 1)
-				if !errors.Is(errOld, seqcache.ErrNotFound) {
+				if !errors.Is(errOld, sequence.ErrNotFound) {
 					t.Fatalf("old name after an interrupted rename: %v, want not found", errOld)
 				}
 				// The new name may serve already (its item was created), but
@@ -107,14 +107,14 @@ func TestRenameInterrupted(t *testing.T) {
 					m.pos = pos
 				case err == nil:
 					t.Fatalf("new name during the rename: %+v, want %+v", got, want)
-				case !errors.Is(err, seqcache.ErrNotFound):
+				case !errors.Is(err, sequence.ErrNotFound):
 					t.Fatalf("new name during the rename: %v", err)
 				}
 			}
 			err = st.Rename(ctx, name, name+"_new")
 			if tt.op == "DeleteItem" && tt.applied {
 				// It had completed: the old name is gone, as after any rename.
-				if !errors.Is(err, seqcache.ErrNotFound) {
+				if !errors.Is(err, sequence.ErrNotFound) {
 					t.Fatalf("repeated complete Rename: %v, want not found", err)
 				}
 			} else if err != nil {
@@ -123,7 +123,7 @@ func TestRenameInterrupted(t *testing.T) {
 			m.name = name + "_new"
 			m.reserve(t, other, 5)
 			m.reserve(t, st, 5)
-			if _, err := st.Describe(ctx, name); !errors.Is(err, seqcache.ErrNotFound) {
+			if _, err := st.Describe(ctx, name); !errors.Is(err, sequence.ErrNotFound) {
 				t.Fatalf("old name after the rename: %v", err)
 			}
 		})
@@ -136,17 +136,17 @@ func TestRenameOntoExisting(t *testing.T) {
 	client := testClient(t)
 	table := testTable(t)
 	st := dynamostore.New(client, table)
-	m := newSeq(t, st, "a", seqcache.Clauses{})
-	newSeq(t, st, "b", seqcache.Clauses{})
+	m := newSeq(t, st, "a", sequence.Clauses{})
+	newSeq(t, st, "b", sequence.Clauses{})
 	m.reserve(t, st, 3)
 	for _, target := range []string{"b", "a"} {
 		err := st.Rename(t.Context(), "a", target)
-		if !errors.Is(err, seqcache.ErrExists) || err.Error() != `relation "`+target+`" already exists` {
+		if !errors.Is(err, sequence.ErrExists) || err.Error() != `relation "`+target+`" already exists` {
 			t.Fatalf("Rename(a, %s) = %v, want ErrExists", target, err)
 		}
 	}
 	m.reserve(t, st, 3)
-	if err := st.Rename(t.Context(), "missing", "c"); !errors.Is(err, seqcache.ErrNotFound) {
+	if err := st.Rename(t.Context(), "missing", "c"); !errors.Is(err, sequence.ErrNotFound) {
 		t.Fatalf("Rename of a missing sequence: %v", err)
 	}
 }

@@ -14,8 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // API is the part of the DynamoDB client a Store uses; *dynamodb.Client
@@ -38,7 +37,7 @@ type Options struct {
 	Prefix string
 
 	// MaxAttempts bounds the compare-and-set attempts of one operation that
-	// keeps losing races; then it fails with seqcache.ErrConflict. Default 10.
+	// keeps losing races; then it fails with sequence.ErrConflict. Default 10.
 	MaxAttempts int
 	// Backoff is the first retry delay after a lost race; it doubles up to
 	// MaxBackoff, and each delay is drawn at random below it (full jitter).
@@ -64,7 +63,7 @@ func (o *Options) setDefaults() {
 	}
 }
 
-// Store is a seqcache.Store on one DynamoDB table: one item per sequence. It
+// Store is a sequence.Store on one DynamoDB table: one item per sequence. It
 // is safe for concurrent use.
 type Store struct {
 	api   API
@@ -86,15 +85,15 @@ type issued struct {
 }
 
 var (
-	_ seqcache.Store    = (*Store)(nil)
-	_ seqcache.Releaser = (*Store)(nil)
+	_ sequence.Store    = (*Store)(nil)
+	_ sequence.Releaser = (*Store)(nil)
 )
 
 // entry is what a Store remembers of a sequence between reservations, so the
 // common Reserve is a single UpdateItem. It is only a guess: every write is
 // conditioned on ver, and a failed condition drops the entry.
 type entry struct {
-	spec   seqcache.Spec
+	spec   sequence.Spec
 	gen    string
 	ver    int64
 	last   int64
@@ -157,7 +156,7 @@ func (s *Store) recall(name string) (entry, bool) {
 }
 
 // load is a consistent read of the sequence; a missing item, or one fenced by
-// a rename, is seqcache.ErrNotFound.
+// a rename, is sequence.ErrNotFound.
 func (s *Store) load(ctx context.Context, name string) (record, error) {
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      &s.table,
@@ -169,7 +168,7 @@ func (s *Store) load(ctx context.Context, name string) (record, error) {
 	}
 	if len(out.Item) == 0 {
 		s.forget(name)
-		return record{}, seqcache.NotFoundError(name)
+		return record{}, sequence.NotFoundError(name)
 	}
 	r, err := decode(name, out.Item)
 	if err != nil {
@@ -177,27 +176,27 @@ func (s *Store) load(ctx context.Context, name string) (record, error) {
 	}
 	if r.moved != "" {
 		s.forget(name)
-		return record{}, seqcache.NotFoundError(name)
+		return record{}, sequence.NotFoundError(name)
 	}
 	s.remember(name, r)
 	return r, nil
 }
 
-// Reserve implements seqcache.Reserver.
+// Reserve implements sequence.Reserver.
 //
 // The common case is one UpdateItem that adds the block to the stored
 // position, conditioned on the item existing, on the incarnation and version
 // this Store last saw and on the position leaving room for the whole block. Otherwise
 // (first use, a changed spec, a block that would reach MAXVALUE/MINVALUE or
 // wrap) it reads the item consistently, computes the block with
-// [seqcache.Spec.Reserve] and writes the new position with a compare-and-set.
+// [sequence.Spec.Reserve] and writes the new position with a compare-and-set.
 // Either way the block is derived from the response to a write that
 // succeeded; a request without a response is a gap.
-func (s *Store) Reserve(ctx context.Context, name string, n int64) (seqcache.Block, error) {
+func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
 	if n < 1 {
 		n = 1
 	}
-	return retry(ctx, s, "reserve", name, func() (seqcache.Block, error) {
+	return retry(ctx, s, "reserve", name, func() (sequence.Block, error) {
 		if e, ok := s.recall(name); ok {
 			if p, ok := plan(e.spec, e.called, n); ok && p.covers(e.last) {
 				b, err := s.add(ctx, name, e, p, n)
@@ -211,10 +210,10 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (seqcache.Blo
 		}
 		r, err := s.load(ctx, name)
 		if err != nil {
-			return seqcache.Block{}, s.wrap("reserve", name, err)
+			return sequence.Block{}, s.wrap("reserve", name, err)
 		}
 		e := entryOf(r)
-		var b seqcache.Block
+		var b sequence.Block
 		if p, ok := plan(e.spec, e.called, n); ok && p.covers(e.last) {
 			b, err = s.add(ctx, name, e, p, n)
 		} else {
@@ -237,16 +236,16 @@ type fastPlan struct {
 func (p fastPlan) covers(last int64) bool { return p.lo <= last && last <= p.hi }
 
 // plan works out the fast path for n values from the given called state. It
-// lets seqcache do the arithmetic: a reservation from the lowest position
+// lets the sequence model do the arithmetic: a reservation from the lowest position
 // (highest, descending) gives the distance d, which is the same from every
 // position that leaves room for n values; the range of those positions is
 // the bound minus d. ok is false when n values never fit.
-func plan(spec seqcache.Spec, called bool, n int64) (fastPlan, bool) {
+func plan(spec sequence.Spec, called bool, n int64) (fastPlan, bool) {
 	from := spec.Min
 	if spec.Descending() {
 		from = spec.Max
 	}
-	b, p, err := spec.Reserve("", seqcache.Position{Last: from, Called: called}, n)
+	b, p, err := spec.Reserve("", sequence.Position{Last: from, Called: called}, n)
 	if err != nil || b.Count != n {
 		return fastPlan{}, false
 	}
@@ -260,7 +259,7 @@ func plan(spec seqcache.Spec, called bool, n int64) (fastPlan, bool) {
 
 // add is the fast path: one conditional UpdateItem moving the position by
 // p.d, the block derived from the new position it returns.
-func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int64) (seqcache.Block, error) {
+func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int64) (sequence.Block, error) {
 	op := "+"
 	if e.spec.Descending() {
 		op = "-"
@@ -287,34 +286,34 @@ func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int
 	}
 	out, err := s.updateItem(ctx, s.key(name), update, cond, values, types.ReturnValueUpdatedNew)
 	if err != nil {
-		return seqcache.Block{}, err
+		return sequence.Block{}, err
 	}
 	last, err := returnedLast(out.Attributes)
 	if err != nil {
-		return seqcache.Block{}, err
+		return sequence.Block{}, err
 	}
 	old := int64(uint64(last) - p.d)
 	if e.spec.Descending() {
 		old = int64(uint64(last) + p.d)
 	}
-	b, pos, err := e.spec.Reserve(name, seqcache.Position{Last: old, Called: e.called}, n)
+	b, pos, err := e.spec.Reserve(name, sequence.Position{Last: old, Called: e.called}, n)
 	if err != nil || b.Count != n || pos.Last != last {
 		// The condition guaranteed this; a mismatch means the item was
 		// written by something that does not follow this schema.
-		return seqcache.Block{}, fmt.Errorf("%w %q: position %d after adding %d", errMalformed, name, last, p.d)
+		return sequence.Block{}, fmt.Errorf("%w %q: position %d after adding %d", errMalformed, name, last, p.d)
 	}
 	e.last, e.called = last, true
 	s.reserved(name, e, out.Attributes)
 	return b, nil
 }
 
-// swap is the slow path: the block computed by seqcache from the position
+// swap is the slow path: the block computed by the sequence model from the position
 // read in r, written with a compare-and-set on that exact state (the
 // reservation counter makes it immune to ABA).
-func (s *Store) swap(ctx context.Context, name string, r record, n int64) (seqcache.Block, error) {
+func (s *Store) swap(ctx context.Context, name string, r record, n int64) (sequence.Block, error) {
 	b, pos, err := r.info.Spec.Reserve(name, r.info.Position, n)
 	if err != nil {
-		return seqcache.Block{}, err
+		return sequence.Block{}, err
 	}
 	update := "SET #last = :nl, #called = :t, #lastres = :now ADD #resv :one, #nres :cnt"
 	cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v AND #last = :ol AND #called = :oc AND #resv = :r"
@@ -333,10 +332,10 @@ func (s *Store) swap(ctx context.Context, name string, r record, n int64) (seqca
 		":r":   &types.AttributeValueMemberN{Value: r.resv},
 	}, types.ReturnValueUpdatedNew)
 	if err != nil {
-		return seqcache.Block{}, err
+		return sequence.Block{}, err
 	}
 	if last, err := returnedLast(out.Attributes); err != nil || last != pos.Last {
-		return seqcache.Block{}, fmt.Errorf("%w %q: position after compare-and-set", errMalformed, name)
+		return sequence.Block{}, fmt.Errorf("%w %q: position after compare-and-set", errMalformed, name)
 	}
 	e := entryOf(r)
 	e.last, e.called = pos.Last, true
@@ -352,13 +351,13 @@ func returnedLast(attrs map[string]types.AttributeValue) (int64, error) {
 	return strconv.ParseInt(v.Value, 10, 64)
 }
 
-// Release implements seqcache.Releaser. The position goes back to the first
+// Release implements sequence.Releaser. The position goes back to the first
 // unused value only if nobody reserved after this Store's last reservation
 // of the sequence: the item must still be as that reservation left it (same
 // incarnation, version and reservation count; releases keep them), and
-// [seqcache.Spec.Release] must accept the position. A compare-and-set on
+// [sequence.Spec.Release] must accept the position. A compare-and-set on
 // that state enforces it. A Store that has not reserved the sequence refuses.
-func (s *Store) Release(ctx context.Context, name string, unused seqcache.Block) (bool, error) {
+func (s *Store) Release(ctx context.Context, name string, unused sequence.Block) (bool, error) {
 	if unused.Count <= 0 {
 		return false, nil
 	}
@@ -429,13 +428,13 @@ func (s *Store) sleep(ctx context.Context, attempt int) error {
 	}
 }
 
-// wrap adds context to store and network errors; seqcache errors keep
+// wrap adds context to store and network errors; sequence errors keep
 // PostgreSQL's exact message and are returned as they are.
 func (s *Store) wrap(op, name string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var se *seqcache.Error
+	var se *sequence.Error
 	if errors.As(err, &se) {
 		return err
 	}
@@ -448,10 +447,10 @@ func conditionFailed(err error) bool {
 }
 
 func conflictError(name string) error {
-	return &seqcache.Error{
-		Code:    seqcache.CodeSerializationFailure,
-		Message: fmt.Sprintf("could not update sequence %q: too many concurrent updates, try again", seqcache.RelName(name)),
-		Kind:    seqcache.ErrConflict,
+	return &sequence.Error{
+		Code:    sequence.CodeSerializationFailure,
+		Message: fmt.Sprintf("could not update sequence %q: too many concurrent updates, try again", sequence.RelName(name)),
+		Kind:    sequence.ErrConflict,
 	}
 }
 

@@ -13,18 +13,18 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/seqshim/seqshim/dynamostore"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // seq tracks what a stored sequence must be; expectations come from
-// seqcache's arithmetic, never from the store under test.
+// the sequence model's arithmetic, never from the store under test.
 type seq struct {
 	name string
-	spec seqcache.Spec
-	pos  seqcache.Position
+	spec sequence.Spec
+	pos  sequence.Position
 }
 
-func newSeq(t *testing.T, st *dynamostore.Store, name string, c seqcache.Clauses) *seq {
+func newSeq(t *testing.T, st *dynamostore.Store, name string, c sequence.Clauses) *seq {
 	t.Helper()
 	spec, pos, err := c.Create()
 	if err != nil {
@@ -37,12 +37,12 @@ func newSeq(t *testing.T, st *dynamostore.Store, name string, c seqcache.Clauses
 }
 
 // reserve reserves n values through st and checks the block against the model.
-func (m *seq) reserve(t *testing.T, st *dynamostore.Store, n int64) seqcache.Block {
+func (m *seq) reserve(t *testing.T, st *dynamostore.Store, n int64) sequence.Block {
 	t.Helper()
 	want, pos, wantErr := m.spec.Reserve(m.name, m.pos, n)
 	got, err := st.Reserve(t.Context(), m.name, n)
 	if wantErr != nil {
-		if err == nil || err.Error() != wantErr.Error() || !errors.Is(err, seqcache.ErrLimit) {
+		if err == nil || err.Error() != wantErr.Error() || !errors.Is(err, sequence.ErrLimit) {
 			t.Fatalf("Reserve(%s, %d) = %+v, %v; want error %v", m.name, n, got, err, wantErr)
 		}
 		return got
@@ -84,7 +84,7 @@ func TestReserveRequests(t *testing.T) {
 	cc := &countingClient{ops: map[string]int{}}
 	client := testClient(t, func(o *dynamodb.Options) { o.HTTPClient = cc })
 	st := dynamostore.New(client, testTable(t))
-	m := newSeq(t, st, "s", seqcache.Clauses{MaxValue: seqcache.Int64(2500)})
+	m := newSeq(t, st, "s", sequence.Clauses{MaxValue: sequence.Int64(2500)})
 	cc.take()
 	steps := []struct {
 		name string
@@ -120,7 +120,7 @@ func TestTwoProcesses(t *testing.T) {
 	table := testTable(t)
 	a, b := dynamostore.New(client, table), dynamostore.New(client, table)
 	ctx := t.Context()
-	m := newSeq(t, a, "s", seqcache.Clauses{})
+	m := newSeq(t, a, "s", sequence.Clauses{})
 
 	type step struct {
 		name string
@@ -131,7 +131,7 @@ func TestTwoProcesses(t *testing.T) {
 		{"b reserves", func(t *testing.T) { m.reserve(t, b, 10) }},
 		{"a reserves after b", func(t *testing.T) { m.reserve(t, a, 10) }},
 		{"b alters increment, a follows", func(t *testing.T) {
-			c := seqcache.Clauses{Increment: seqcache.Int64(5), MaxValue: seqcache.Int64(1000)}
+			c := sequence.Clauses{Increment: sequence.Int64(5), MaxValue: sequence.Int64(1000)}
 			info, err := b.Alter(ctx, "s", c)
 			if err != nil {
 				t.Fatal(err)
@@ -147,7 +147,7 @@ func TestTwoProcesses(t *testing.T) {
 			if _, err := b.SetVal(ctx, "s", 100, false); err != nil {
 				t.Fatal(err)
 			}
-			m.pos = seqcache.Position{Last: 100}
+			m.pos = sequence.Position{Last: 100}
 			m.reserve(t, a, 2)
 			m.reserve(t, a, 2)
 		}},
@@ -155,7 +155,7 @@ func TestTwoProcesses(t *testing.T) {
 			if _, err := b.SetVal(ctx, "s", 500, true); err != nil {
 				t.Fatal(err)
 			}
-			m.pos = seqcache.Position{Last: 500, Called: true}
+			m.pos = sequence.Position{Last: 500, Called: true}
 			m.reserve(t, a, 4)
 		}},
 		{"a truncated at max, b at the limit", func(t *testing.T) {
@@ -164,7 +164,7 @@ func TestTwoProcesses(t *testing.T) {
 			m.reserve(t, a, 1)
 		}},
 		{"b cycles, a follows", func(t *testing.T) {
-			c := seqcache.Clauses{Cycle: seqcache.Bool(true)}
+			c := sequence.Clauses{Cycle: sequence.Bool(true)}
 			if _, err := b.Alter(ctx, "s", c); err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +189,7 @@ func TestTwoProcesses(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := a.Reserve(ctx, "s", 1)
-			if !errors.Is(err, seqcache.ErrNotFound) || err.Error() != `relation "s" does not exist` {
+			if !errors.Is(err, sequence.ErrNotFound) || err.Error() != `relation "s" does not exist` {
 				t.Fatalf("Reserve of renamed sequence: %v", err)
 			}
 			m.name = "t"
@@ -200,32 +200,32 @@ func TestTwoProcesses(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := a.Reserve(ctx, "t", 1)
-			var se *seqcache.Error
-			if !errors.As(err, &se) || !errors.Is(err, seqcache.ErrNotFound) || se.Code != seqcache.CodeUndefinedTable {
+			var se *sequence.Error
+			if !errors.As(err, &se) || !errors.Is(err, sequence.ErrNotFound) || se.Code != sequence.CodeUndefinedTable {
 				t.Fatalf("Reserve of dropped sequence: %v", err)
 			}
-			if err := a.Drop(ctx, "t"); !errors.Is(err, seqcache.ErrNotFound) {
+			if err := a.Drop(ctx, "t"); !errors.Is(err, sequence.ErrNotFound) {
 				t.Fatalf("second Drop: %v", err)
 			}
 		}},
 		{"recreated, a starts over", func(t *testing.T) {
-			m = newSeq(t, b, "t", seqcache.Clauses{Start: seqcache.Int64(7)})
+			m = newSeq(t, b, "t", sequence.Clauses{Start: sequence.Int64(7)})
 			m.reserve(t, a, 3)
 		}},
 		{"recreated with another spec, a follows", func(t *testing.T) {
 			// a remembers the item fresh (not called, version 1), exactly
 			// as the new one will be but for its spec.
-			if _, err := a.Describe(ctx, "u"); !errors.Is(err, seqcache.ErrNotFound) {
+			if _, err := a.Describe(ctx, "u"); !errors.Is(err, sequence.ErrNotFound) {
 				t.Fatal(err)
 			}
-			newSeq(t, b, "u", seqcache.Clauses{})
+			newSeq(t, b, "u", sequence.Clauses{})
 			if _, err := a.Describe(ctx, "u"); err != nil {
 				t.Fatal(err)
 			}
 			if err := b.Drop(ctx, "u"); err != nil {
 				t.Fatal(err)
 			}
-			m = newSeq(t, b, "u", seqcache.Clauses{Increment: seqcache.Int64(5)})
+			m = newSeq(t, b, "u", sequence.Clauses{Increment: sequence.Int64(5)})
 			m.reserve(t, a, 3)
 		}},
 		{"a's tail not released into a recreated sequence", func(t *testing.T) {
@@ -235,7 +235,7 @@ func TestTwoProcesses(t *testing.T) {
 			}
 			// The same spec and the same reservations: the new item's
 			// position, version and counters equal the old one's.
-			m = newSeq(t, b, "u", seqcache.Clauses{Increment: seqcache.Int64(5)})
+			m = newSeq(t, b, "u", sequence.Clauses{Increment: sequence.Int64(5)})
 			m.reserve(t, b, 3)
 			m.reserve(t, b, 10)
 			if ok, err := a.Release(ctx, "u", blk.Tail(5)); ok || err != nil {
@@ -255,14 +255,14 @@ func TestCreateTwice(t *testing.T) {
 	client := testClient(t)
 	table := testTable(t)
 	a, b := dynamostore.New(client, table), dynamostore.New(client, table)
-	spec := seqcache.DefaultSpec()
+	spec := sequence.DefaultSpec()
 	if err := a.Create(t.Context(), `"S"`, spec, spec.Initial()); err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range []*dynamostore.Store{a, b} {
-		err := st.Create(t.Context(), `"S"`, spec, seqcache.Position{Last: 5})
-		var se *seqcache.Error
-		if !errors.As(err, &se) || !errors.Is(err, seqcache.ErrExists) || se.Code != seqcache.CodeDuplicateTable ||
+		err := st.Create(t.Context(), `"S"`, spec, sequence.Position{Last: 5})
+		var se *sequence.Error
+		if !errors.As(err, &se) || !errors.Is(err, sequence.ErrExists) || se.Code != sequence.CodeDuplicateTable ||
 			se.Message != `relation "S" already exists` {
 			t.Fatalf("second Create: %v", err)
 		}
@@ -276,24 +276,24 @@ func TestCreateTwice(t *testing.T) {
 // TestCreateInvalid: the store refuses what CREATE SEQUENCE refuses.
 func TestCreateInvalid(t *testing.T) {
 	st := testStore(t)
-	spec := seqcache.DefaultSpec()
+	spec := sequence.DefaultSpec()
 	tests := []struct {
 		name string
-		spec seqcache.Spec
-		pos  seqcache.Position
+		spec sequence.Spec
+		pos  sequence.Position
 	}{
-		{"zero increment", func() seqcache.Spec { s := spec; s.Increment = 0; return s }(), spec.Initial()},
-		{"position below min", spec, seqcache.Position{Last: 0}},
+		{"zero increment", func() sequence.Spec { s := spec; s.Increment = 0; return s }(), spec.Initial()},
+		{"position below min", spec, sequence.Position{Last: 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := st.Create(t.Context(), "bad", tt.spec, tt.pos)
-			if !errors.Is(err, seqcache.ErrInvalid) {
+			if !errors.Is(err, sequence.ErrInvalid) {
 				t.Fatalf("Create = %v, want ErrInvalid", err)
 			}
 		})
 	}
-	if _, err := st.Describe(t.Context(), "bad"); !errors.Is(err, seqcache.ErrNotFound) {
+	if _, err := st.Describe(t.Context(), "bad"); !errors.Is(err, sequence.ErrNotFound) {
 		t.Fatalf("Describe after refused Create: %v", err)
 	}
 }

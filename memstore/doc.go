@@ -9,17 +9,17 @@
 // opens the same URL shares its sequences:
 //
 //	st, _ := memstore.Open("memory:")
-//	spec, pos, _ := seqcache.Clauses{}.Create()
+//	spec, pos, _ := sequence.Clauses{}.Create()
 //	_ = st.Create(ctx, "orders_seq", spec, pos)
 //	b, _ := st.Reserve(ctx, "orders_seq", 100) // 1..100
 //
 // # Guarantees
 //
-// A *Store implements the whole store contract, [seqcache.Store] and
-// [seqcache.Releaser], with the same semantics as the shared stores and is
+// A *Store implements the whole store contract, [sequence.Store] and
+// [sequence.Releaser], with the same semantics as the shared stores and is
 // checked by the same contract tests: every operation runs under one mutex, and
-// all sequence arithmetic is seqcache's ([seqcache.Spec.Reserve],
-// [seqcache.Clauses.Alter], [seqcache.Spec.SetVal], [seqcache.Spec.Release]).
+// all sequence arithmetic is the sequence model's ([sequence.Spec.Reserve],
+// [sequence.Clauses.Alter], [sequence.Spec.SetVal], [sequence.Spec.Release]).
 // [Store.Reserve] does not allocate.
 //
 // # Caveats

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/seqshim/seqshim/memstore"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 func Example() {
@@ -13,11 +13,11 @@ func Example() {
 	st := memstore.New()
 
 	// CREATE SEQUENCE orders_seq INCREMENT BY 10 MAXVALUE 100
-	spec, pos, err := seqcache.Clauses{Increment: seqcache.Int64(10), MaxValue: seqcache.Int64(100)}.Create()
+	spec, pos, err := sequence.Clauses{Increment: sequence.Int64(10), MaxValue: sequence.Int64(100)}.Create()
 	if err != nil {
 		panic(err)
 	}
-	name := seqcache.MustParseName("ORDERS_SEQ")
+	name := sequence.MustParseName("ORDERS_SEQ")
 	if err := st.Create(ctx, name, spec, pos); err != nil {
 		panic(err)
 	}

@@ -3,29 +3,28 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"github.com/seqshim/seqshim/sequence"
 	"sort"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
-// Store is a seqcache store held in memory, safe for concurrent use. The zero
+// Store is a sequence store ([sequence.Store]) held in memory, safe for concurrent use. The zero
 // value is not usable; call [New] or [Open].
 type Store struct {
 	mu   sync.Mutex
-	seqs map[string]*seqcache.Info
+	seqs map[string]*sequence.Info
 }
 
 var (
-	_ seqcache.Store    = (*Store)(nil)
-	_ seqcache.Releaser = (*Store)(nil)
+	_ sequence.Store    = (*Store)(nil)
+	_ sequence.Releaser = (*Store)(nil)
 )
 
 // New returns an empty store of its own, shared with nobody.
 func New() *Store {
-	return &Store{seqs: make(map[string]*seqcache.Info)}
+	return &Store{seqs: make(map[string]*sequence.Info)}
 }
 
 // Scheme is the URL scheme of in-process stores.
@@ -61,17 +60,17 @@ func Open(rawurl string) (*Store, error) {
 	return st, nil
 }
 
-// Reserve implements [seqcache.Reserver]: the block is computed by
-// [seqcache.Spec.Reserve] and the position moved under one lock.
-func (s *Store) Reserve(ctx context.Context, name string, n int64) (seqcache.Block, error) {
+// Reserve implements [sequence.Reserver]: the block is computed by
+// [sequence.Spec.Reserve] and the position moved under one lock.
+func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
 	info, err := s.lock(ctx, name)
 	if err != nil {
-		return seqcache.Block{}, err
+		return sequence.Block{}, err
 	}
 	defer s.mu.Unlock()
 	b, pos, err := info.Spec.Reserve(name, info.Position, n)
 	if err != nil {
-		return seqcache.Block{}, err
+		return sequence.Block{}, err
 	}
 	info.Position = pos
 	info.Reservations++
@@ -80,9 +79,9 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (seqcache.Blo
 	return b, nil
 }
 
-// Release implements [seqcache.Releaser] with [seqcache.Spec.Release]: the
+// Release implements [sequence.Releaser] with [sequence.Spec.Release]: the
 // tail is taken back only if nobody reserved after it.
-func (s *Store) Release(ctx context.Context, name string, unused seqcache.Block) (bool, error) {
+func (s *Store) Release(ctx context.Context, name string, unused sequence.Block) (bool, error) {
 	info, err := s.lock(ctx, name)
 	if err != nil {
 		return false, err
@@ -95,9 +94,9 @@ func (s *Store) Release(ctx context.Context, name string, unused seqcache.Block)
 	return ok, nil
 }
 
-// Create implements [seqcache.Admin]. The spec is validated and pos must lie
+// Create implements [sequence.Admin]. The spec is validated and pos must lie
 // within its bounds.
-func (s *Store) Create(ctx context.Context, name string, spec seqcache.Spec, pos seqcache.Position) error {
+func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos sequence.Position) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -110,45 +109,45 @@ func (s *Store) Create(ctx context.Context, name string, spec seqcache.Spec, pos
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.seqs[name] != nil {
-		return seqcache.ExistsError(name)
+		return sequence.ExistsError(name)
 	}
-	s.seqs[name] = &seqcache.Info{Name: name, Spec: spec, Position: pos, Version: 1}
+	s.seqs[name] = &sequence.Info{Name: name, Spec: spec, Position: pos, Version: 1}
 	return nil
 }
 
-// Alter implements [seqcache.Admin] with [seqcache.Clauses.Alter].
-func (s *Store) Alter(ctx context.Context, name string, c seqcache.Clauses) (seqcache.Info, error) {
+// Alter implements [sequence.Admin] with [sequence.Clauses.Alter].
+func (s *Store) Alter(ctx context.Context, name string, c sequence.Clauses) (sequence.Info, error) {
 	info, err := s.lock(ctx, name)
 	if err != nil {
-		return seqcache.Info{}, err
+		return sequence.Info{}, err
 	}
 	defer s.mu.Unlock()
 	spec, pos, err := c.Alter(info.Spec, info.Position)
 	if err != nil {
-		return seqcache.Info{}, err
+		return sequence.Info{}, err
 	}
 	info.Spec, info.Position = spec, pos
 	info.Version++
 	return *info, nil
 }
 
-// SetVal implements [seqcache.Admin] with [seqcache.Spec.SetVal].
-func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled bool) (seqcache.Info, error) {
+// SetVal implements [sequence.Admin] with [sequence.Spec.SetVal].
+func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled bool) (sequence.Info, error) {
 	info, err := s.lock(ctx, name)
 	if err != nil {
-		return seqcache.Info{}, err
+		return sequence.Info{}, err
 	}
 	defer s.mu.Unlock()
 	pos, err := info.Spec.SetVal(name, value, isCalled)
 	if err != nil {
-		return seqcache.Info{}, err
+		return sequence.Info{}, err
 	}
 	info.Position = pos
 	info.Version++
 	return *info, nil
 }
 
-// Rename implements [seqcache.Admin].
+// Rename implements [sequence.Admin].
 func (s *Store) Rename(ctx context.Context, name, newName string) error {
 	info, err := s.lock(ctx, name)
 	if err != nil {
@@ -156,7 +155,7 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 	}
 	defer s.mu.Unlock()
 	if s.seqs[newName] != nil {
-		return seqcache.ExistsError(newName)
+		return sequence.ExistsError(newName)
 	}
 	delete(s.seqs, name)
 	info.Name = newName
@@ -164,7 +163,7 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 	return nil
 }
 
-// Drop implements [seqcache.Admin].
+// Drop implements [sequence.Admin].
 func (s *Store) Drop(ctx context.Context, name string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -172,30 +171,30 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.seqs[name] == nil {
-		return seqcache.NotFoundError(name)
+		return sequence.NotFoundError(name)
 	}
 	delete(s.seqs, name)
 	return nil
 }
 
-// Describe implements [seqcache.Admin].
-func (s *Store) Describe(ctx context.Context, name string) (seqcache.Info, error) {
+// Describe implements [sequence.Admin].
+func (s *Store) Describe(ctx context.Context, name string) (sequence.Info, error) {
 	info, err := s.lock(ctx, name)
 	if err != nil {
-		return seqcache.Info{}, err
+		return sequence.Info{}, err
 	}
 	defer s.mu.Unlock()
 	return *info, nil
 }
 
-// List implements [seqcache.Admin]: every sequence, ordered by name (byte
+// List implements [sequence.Admin]: every sequence, ordered by name (byte
 // order of the canonical names).
-func (s *Store) List(ctx context.Context) ([]seqcache.Info, error) {
+func (s *Store) List(ctx context.Context) ([]sequence.Info, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
-	infos := make([]seqcache.Info, 0, len(s.seqs))
+	infos := make([]sequence.Info, 0, len(s.seqs))
 	for _, info := range s.seqs {
 		infos = append(infos, *info)
 	}
@@ -206,7 +205,7 @@ func (s *Store) List(ctx context.Context) ([]seqcache.Info, error) {
 
 // lock checks ctx, takes the store's lock and finds the sequence; on success
 // the caller holds the lock and must unlock it.
-func (s *Store) lock(ctx context.Context, name string) (*seqcache.Info, error) {
+func (s *Store) lock(ctx context.Context, name string) (*sequence.Info, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -214,7 +213,7 @@ func (s *Store) lock(ctx context.Context, name string) (*seqcache.Info, error) {
 	info := s.seqs[name]
 	if info == nil {
 		s.mu.Unlock()
-		return nil, seqcache.NotFoundError(name)
+		return nil, sequence.NotFoundError(name)
 	}
 	return info, nil
 }

@@ -5,18 +5,18 @@ import (
 	"testing"
 
 	"github.com/seqshim/seqshim/internal/storetest"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 func TestContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) seqcache.Store { return New() })
+	storetest.Run(t, func(t *testing.T) sequence.Store { return New() })
 }
 
 // TestContractShared runs the contract on one store shared by every subtest,
 // as the shared stores are used.
 func TestContractShared(t *testing.T) {
 	st := New()
-	storetest.Run(t, func(t *testing.T) seqcache.Store { return st })
+	storetest.Run(t, func(t *testing.T) sequence.Store { return st })
 }
 
 func TestOpen(t *testing.T) {
@@ -54,14 +54,14 @@ func TestOpen(t *testing.T) {
 
 func TestCreateValidates(t *testing.T) {
 	st := New()
-	spec := seqcache.DefaultSpec()
+	spec := sequence.DefaultSpec()
 	spec.Increment = 0
-	err := st.Create(t.Context(), "s", spec, seqcache.Position{Last: 1})
+	err := st.Create(t.Context(), "s", spec, sequence.Position{Last: 1})
 	if err == nil || err.Error() != "INCREMENT must not be zero" {
 		t.Errorf("Create(increment 0) = %v", err)
 	}
-	spec = seqcache.DefaultSpec()
-	err = st.Create(t.Context(), "s", spec, seqcache.Position{Last: 0})
+	spec = sequence.DefaultSpec()
+	err = st.Create(t.Context(), "s", spec, sequence.Position{Last: 0})
 	if !errorsIsInvalid(err) {
 		t.Errorf("Create(position out of bounds) = %v, want ErrInvalid", err)
 	}
@@ -70,7 +70,7 @@ func TestCreateValidates(t *testing.T) {
 func BenchmarkReserve(b *testing.B) {
 	st := New()
 	ctx := b.Context()
-	if err := st.Create(ctx, "s", seqcache.DefaultSpec(), seqcache.DefaultSpec().Initial()); err != nil {
+	if err := st.Create(ctx, "s", sequence.DefaultSpec(), sequence.DefaultSpec().Initial()); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -81,4 +81,4 @@ func BenchmarkReserve(b *testing.B) {
 	}
 }
 
-func errorsIsInvalid(err error) bool { return errors.Is(err, seqcache.ErrInvalid) }
+func errorsIsInvalid(err error) bool { return errors.Is(err, sequence.ErrInvalid) }

@@ -1,10 +1,9 @@
 package rewrite
 
 import (
+	"github.com/seqshim/seqshim/sequence"
 	"strconv"
 	"strings"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 // build plans sql from scratch.
@@ -463,7 +462,7 @@ func (s *stmt) nameOperand(a [2]int) (name string, arg int, err error) {
 		if !ok {
 			return bad()
 		}
-		name, err := seqcache.ParseName(v)
+		name, err := sequence.ParseName(v)
 		return name, -1, err
 	case t.kind == tParam && s.casts(a[0]+1, a[1], nameTypes...):
 		return "", t.arg, nil
@@ -507,7 +506,7 @@ func (s *stmt) identName(parts []int) (string, error) {
 		}
 		b.WriteString(`"` + strings.ReplaceAll(v, `"`, `""`) + `"`)
 	}
-	return seqcache.ParseName(b.String())
+	return sequence.ParseName(b.String())
 }
 
 // intOperand reads an integer constant (optionally signed, or a string

@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"errors"
+	"github.com/seqshim/seqshim/sequence"
 	"strconv"
 	"strings"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 // sequenceDDL recognises CREATE [TEMP|TEMPORARY|UNLOGGED] SEQUENCE, ALTER
@@ -100,9 +99,9 @@ func (s *stmt) parseDDL(d *DDL) (*DDL, error) {
 			if err != nil {
 				return nil, err
 			}
-			schema, _ := seqcache.SplitName(d.Names[0])
-			_, rel := seqcache.SplitName(to)
-			d.Op, d.RenameTo = Rename, seqcache.FormatName(schema, rel)
+			schema, _ := sequence.SplitName(d.Names[0])
+			_, rel := sequence.SplitName(to)
+			d.Op, d.RenameTo = Rename, sequence.FormatName(schema, rel)
 			return d, nil
 		case s.is(i, "owner") && s.is(i+1, "to"), s.is(i, "set") && s.isAny(i+1, "schema", "logged", "unlogged"):
 			return nil, unsupported("ALTER SEQUENCE … %s is not supported: seqshim sequences live in its store, not in the database", strings.ToUpper(s.src(i, i+2)))
@@ -271,7 +270,7 @@ func (s *stmt) options(d *DDL, i int) error {
 			} else {
 				quoted := make([]string, len(parts))
 				for k, p := range parts {
-					quoted[k] = seqcache.QuoteIdent(s.aliasNamePG(p))
+					quoted[k] = sequence.QuoteIdent(s.aliasNamePG(p))
 				}
 				d.OwnedBy = strings.Join(quoted, ".")
 			}
@@ -300,11 +299,11 @@ func (s *stmt) options(d *DDL, i int) error {
 	// Values, in the order PostgreSQL's init_params converts them.
 	c := &d.Clauses
 	if seen["as"] {
-		t, err := seqcache.ParseType(typeName)
+		t, err := sequence.ParseType(typeName)
 		if err != nil {
 			return err
 		}
-		c.Type = seqcache.TypeOf(t)
+		c.Type = sequence.TypeOf(t)
 	}
 	get := func(key string) (*int64, error) {
 		for _, o := range opts {
@@ -316,7 +315,7 @@ func (s *stmt) options(d *DDL, i int) error {
 				return &v, nil
 			}
 			if errors.Is(err, strconv.ErrRange) {
-				return nil, sqlError(seqcache.CodeNumericOutOfRange, "value %q is out of range for type bigint", o.num)
+				return nil, sqlError(sequence.CodeNumericOutOfRange, "value %q is out of range for type bigint", o.num)
 			}
 			return nil, sqlError("22P02", "invalid input syntax for type bigint: %q", o.num)
 		}
@@ -328,7 +327,7 @@ func (s *stmt) options(d *DDL, i int) error {
 	}
 	for _, o := range opts {
 		if o.key == "cycle" {
-			c.Cycle = seqcache.Bool(o.num == "1")
+			c.Cycle = sequence.Bool(o.num == "1")
 		}
 	}
 	if c.MaxValue, err = get("maxvalue"); err != nil {

@@ -3,14 +3,13 @@ package rewrite
 import (
 	"errors"
 	"fmt"
+	"github.com/seqshim/seqshim/sequence"
 	"reflect"
 	"testing"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 func TestDDL(t *testing.T) {
-	i64 := seqcache.Int64
+	i64 := sequence.Int64
 	for _, tc := range []struct {
 		d    Dialect
 		sql  string
@@ -19,21 +18,21 @@ func TestDDL(t *testing.T) {
 		{Postgres, "CREATE SEQUENCE s", DDL{Op: Create, Names: []string{"s"}}},
 		{Postgres, "create sequence Public.S;", DDL{Op: Create, Names: []string{"s"}}},
 		{Postgres, `CREATE TEMP SEQUENCE IF NOT EXISTS "S" AS integer INCREMENT BY 2 MINVALUE 1 MAXVALUE 100 START WITH 5 CACHE 10 CYCLE OWNED BY t.id`,
-			DDL{Op: Create, Names: []string{`"S"`}, Temp: true, IfNotExists: true, OwnedBy: "t.id", Clauses: seqcache.Clauses{
-				Type: seqcache.TypeOf(seqcache.Integer), Increment: i64(2), MinValue: i64(1), MaxValue: i64(100),
-				Start: i64(5), Cache: i64(10), Cycle: seqcache.Bool(true)}}},
+			DDL{Op: Create, Names: []string{`"S"`}, Temp: true, IfNotExists: true, OwnedBy: "t.id", Clauses: sequence.Clauses{
+				Type: sequence.TypeOf(sequence.Integer), Increment: i64(2), MinValue: i64(1), MaxValue: i64(100),
+				Start: i64(5), Cache: i64(10), Cycle: sequence.Bool(true)}}},
 		{Postgres, "CREATE TEMPORARY SEQUENCE s INCREMENT -1 START -5 MINVALUE -10 MAXVALUE - 1",
-			DDL{Op: Create, Names: []string{"s"}, Temp: true, Clauses: seqcache.Clauses{
+			DDL{Op: Create, Names: []string{"s"}, Temp: true, Clauses: sequence.Clauses{
 				Increment: i64(-1), Start: i64(-5), MinValue: i64(-10), MaxValue: i64(-1)}}},
 		{Postgres, "CREATE UNLOGGED SEQUENCE app.s AS pg_catalog.int2 NO MINVALUE NO MAXVALUE NO CYCLE OWNED BY NONE",
-			DDL{Op: Create, Names: []string{"app.s"}, Unlogged: true, OwnedBy: "none", Clauses: seqcache.Clauses{
-				Type: seqcache.TypeOf(seqcache.Smallint), NoMinValue: true, NoMaxValue: true, Cycle: seqcache.Bool(false)}}},
+			DDL{Op: Create, Names: []string{"app.s"}, Unlogged: true, OwnedBy: "none", Clauses: sequence.Clauses{
+				Type: sequence.TypeOf(sequence.Smallint), NoMinValue: true, NoMaxValue: true, Cycle: sequence.Bool(false)}}},
 		{Postgres, "CREATE SEQUENCE s START +9223372036854775807 INCREMENT -9223372036854775808",
-			DDL{Op: Create, Names: []string{"s"}, Clauses: seqcache.Clauses{Start: i64(9223372036854775807), Increment: i64(-9223372036854775808)}}},
-		{Postgres, "ALTER SEQUENCE s RESTART", DDL{Op: Alter, Names: []string{"s"}, Clauses: seqcache.Clauses{Restart: true}}},
+			DDL{Op: Create, Names: []string{"s"}, Clauses: sequence.Clauses{Start: i64(9223372036854775807), Increment: i64(-9223372036854775808)}}},
+		{Postgres, "ALTER SEQUENCE s RESTART", DDL{Op: Alter, Names: []string{"s"}, Clauses: sequence.Clauses{Restart: true}}},
 		{Postgres, "ALTER SEQUENCE IF EXISTS s RESTART WITH 5 INCREMENT 3",
-			DDL{Op: Alter, Names: []string{"s"}, IfExists: true, Clauses: seqcache.Clauses{Restart: true, RestartAt: i64(5), Increment: i64(3)}}},
-		{Postgres, "ALTER SEQUENCE s RESTART 7 AS bigint", DDL{Op: Alter, Names: []string{"s"}, Clauses: seqcache.Clauses{Restart: true, RestartAt: i64(7), Type: seqcache.TypeOf(seqcache.Bigint)}}},
+			DDL{Op: Alter, Names: []string{"s"}, IfExists: true, Clauses: sequence.Clauses{Restart: true, RestartAt: i64(5), Increment: i64(3)}}},
+		{Postgres, "ALTER SEQUENCE s RESTART 7 AS bigint", DDL{Op: Alter, Names: []string{"s"}, Clauses: sequence.Clauses{Restart: true, RestartAt: i64(7), Type: sequence.TypeOf(sequence.Bigint)}}},
 		{Postgres, `ALTER SEQUENCE s OWNED BY app."T".id`, DDL{Op: Alter, Names: []string{"s"}, OwnedBy: `app."T".id`}},
 		{Postgres, "ALTER SEQUENCE s RENAME TO T", DDL{Op: Rename, Names: []string{"s"}, RenameTo: "t"}},
 		{Postgres, `ALTER SEQUENCE IF EXISTS app.s RENAME TO "X"`, DDL{Op: Rename, Names: []string{"app.s"}, IfExists: true, RenameTo: `app."X"`}},
@@ -41,9 +40,9 @@ func TestDDL(t *testing.T) {
 		{Postgres, `DROP SEQUENCE IF EXISTS a, app.b, "C" CASCADE`, DDL{Op: Drop, Names: []string{"a", "app.b", `"C"`}, IfExists: true, Cascade: true}},
 		{Postgres, "DROP SEQUENCE a RESTRICT", DDL{Op: Drop, Names: []string{"a"}}},
 		{Postgres, "/* c */ DROP -- x\n SEQUENCE a", DDL{Op: Drop, Names: []string{"a"}}},
-		{MySQL, "CREATE SEQUENCE `Db`.`S` START WITH 10", DDL{Op: Create, Names: []string{`"Db"."S"`}, Clauses: seqcache.Clauses{Start: i64(10)}}},
+		{MySQL, "CREATE SEQUENCE `Db`.`S` START WITH 10", DDL{Op: Create, Names: []string{`"Db"."S"`}, Clauses: sequence.Clauses{Start: i64(10)}}},
 		{MySQL, "DROP SEQUENCE IF EXISTS s", DDL{Op: Drop, Names: []string{"s"}, IfExists: true}},
-		{SQLite, "CREATE SEQUENCE [S] INCREMENT BY 5", DDL{Op: Create, Names: []string{`"S"`}, Clauses: seqcache.Clauses{Increment: i64(5)}}},
+		{SQLite, "CREATE SEQUENCE [S] INCREMENT BY 5", DDL{Op: Create, Names: []string{`"S"`}, Clauses: sequence.Clauses{Increment: i64(5)}}},
 	} {
 		t.Run(tc.d.String()+"/"+tc.sql, func(t *testing.T) {
 			st := one(t, tc.d, tc.sql)
@@ -143,7 +142,7 @@ func planDDLError(sql string) (code, msg string) {
 	if err == nil && len(p.Statements) == 1 && p.Statements[0].Kind == SequenceDDL && p.Statements[0].DDL.Op == Create {
 		_, _, err = p.Statements[0].DDL.Clauses.Create()
 	}
-	var se *seqcache.Error
+	var se *sequence.Error
 	if !errors.As(err, &se) {
 		return "", fmt.Sprint(err)
 	}
@@ -158,8 +157,8 @@ func TestDDLUnsupported(t *testing.T) {
 		"CREATE SEQUENCE a.b.c",
 	} {
 		p, err := NewPlanner(Postgres, 0).Plan(sql)
-		var se *seqcache.Error
-		if !errors.As(err, &se) || se.Code != seqcache.CodeFeatureNotSupported || p.Statements[0].Kind != Reject {
+		var se *sequence.Error
+		if !errors.As(err, &se) || se.Code != sequence.CodeFeatureNotSupported || p.Statements[0].Kind != Reject {
 			t.Errorf("%q: err %v, want 0A000", sql, err)
 		}
 	}

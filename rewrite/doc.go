@@ -7,7 +7,7 @@
 //
 //	p := rewrite.NewPlanner(rewrite.Postgres, 0)
 //	plan, err := p.Plan("INSERT INTO t VALUES (nextval('orders_seq'), $1)")
-//	// err != nil: a statement is rejected (a *seqcache.Error with SQLSTATE
+//	// err != nil: a statement is rejected (a *sequence.Error with SQLSTATE
 //	// 0A000 or 42601); run nothing.
 //	// plan.PassThrough(): send the SQL untouched.
 //
@@ -21,7 +21,7 @@
 //     value: a new parameter ($3::int8) when the SQL has bind parameters, an
 //     inlined literal ((42)) otherwise.
 //   - [SequenceDDL]: CREATE, ALTER or DROP SEQUENCE, parsed into a [DDL]
-//     whose [seqcache.Clauses] give the spec.
+//     whose [sequence.Clauses] give the spec.
 //   - [Reject]: Statement.Err says why.
 //
 // Recognised calls: nextval(x), currval(x), lastval(), setval(x, v
@@ -29,7 +29,7 @@
 // getNextSequenceValue(x); x.NEXTVAL and x.CURRVAL; NEXT VALUE FOR x. The
 // name x is a string literal (optionally ::regclass or ::text) or a bind
 // parameter, or in MySQL and SQLite also an identifier. Names are
-// canonicalised with [seqcache.ParseName].
+// canonicalised with [sequence.ParseName].
 //
 // # Guarantees
 //

@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"errors"
+	"github.com/seqshim/seqshim/sequence"
 	"strings"
 	"testing"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 func TestPerRow(t *testing.T) {
@@ -94,8 +93,8 @@ func TestPerRow(t *testing.T) {
 			if tc.want != Reject {
 				return
 			}
-			var se *seqcache.Error
-			if !errors.As(st.Err, &se) || se.Code != seqcache.CodeFeatureNotSupported || !errors.Is(st.Err, ErrUnsupported) {
+			var se *sequence.Error
+			if !errors.As(st.Err, &se) || se.Code != sequence.CodeFeatureNotSupported || !errors.Is(st.Err, ErrUnsupported) {
 				t.Fatalf("Err = %#v, want 0A000 wrapping ErrUnsupported", st.Err)
 			}
 			// The message names the call and says what to do.

@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"errors"
+	"github.com/seqshim/seqshim/sequence"
 	"math"
 	"strconv"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 // Dialect selects the lexical rules and the parameter style of the SQL text.
@@ -118,11 +117,11 @@ func Const(v int64) Operand { return Operand{Arg: -1, Value: v} }
 // Call is one sequence call site.
 type Call struct {
 	Func Func
-	// Name is the sequence's canonical name (see [seqcache.ParseName]), or ""
+	// Name is the sequence's canonical name (see [sequence.ParseName]), or ""
 	// for lastval and for a name passed as a bind argument (NameArg >= 0).
 	Name string
 	// NameArg is the 0-based index of the bind argument holding the name as
-	// regclass text (canonicalise it with seqcache.ParseName), or -1.
+	// regclass text (canonicalise it with sequence.ParseName), or -1.
 	NameArg int
 	// Value and IsCalled are setval's second and third arguments; IsCalled
 	// is Const(1) when not written.
@@ -181,14 +180,14 @@ func (o DDLOp) String() string {
 }
 
 // DDL is a parsed CREATE, ALTER or DROP SEQUENCE statement. The parser only
-// checks the grammar: option values are validated by [seqcache.Clauses.Create]
-// and [seqcache.Clauses.Alter], which give PostgreSQL's messages.
+// checks the grammar: option values are validated by [sequence.Clauses.Create]
+// and [sequence.Clauses.Alter], which give PostgreSQL's messages.
 type DDL struct {
 	Op DDLOp
 	// Names are canonical names: one for CREATE and ALTER, one or more for DROP.
 	Names []string
 	// Clauses are the options of CREATE and ALTER.
-	Clauses seqcache.Clauses
+	Clauses sequence.Clauses
 
 	IfNotExists bool // CREATE … IF NOT EXISTS
 	IfExists    bool // ALTER / DROP … IF EXISTS
@@ -219,11 +218,11 @@ type Statement struct {
 	Series *Series
 	// DDL is set for SequenceDDL.
 	DDL *DDL
-	// Err is set for Reject: a *seqcache.Error with PostgreSQL's SQLSTATE
+	// Err is set for Reject: a *sequence.Error with PostgreSQL's SQLSTATE
 	// and message. 0A000 wrapping ErrUnsupported is a call seqshim cannot
 	// serve where it is written; 42601 is a syntax error in sequence DDL;
 	// others are PostgreSQL's errors for a bad name (42602, from
-	// seqcache.ParseName) or a bad DDL option value (22P02, 22003, 22023).
+	// sequence.ParseName) or a bad DDL option value (22P02, 22003, 22023).
 	Err error
 
 	dialect    Dialect
@@ -231,7 +230,7 @@ type Statement struct {
 	firstParam int // the $N of this statement's first call when values are bound
 }
 
-// ErrUnsupported is the kind of a *seqcache.Error with SQLSTATE 0A000:
+// ErrUnsupported is the kind of a *sequence.Error with SQLSTATE 0A000:
 // a sequence call seqshim cannot serve correctly where it is written.
 var ErrUnsupported = errors.New("rewrite: unsupported sequence call")
 

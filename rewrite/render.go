@@ -1,9 +1,8 @@
 package rewrite
 
 import (
+	"github.com/seqshim/seqshim/sequence"
 	"strconv"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 // AppendSQL appends to dst the statement's text with call site i replaced by
@@ -164,4 +163,4 @@ func (p *Plan) AppendSQL(dst []byte, values []int64) []byte {
 }
 
 // aliasFor returns the column name for a rewritten call, quoted if needed.
-func aliasFor(name string) string { return seqcache.QuoteIdent(name) }
+func aliasFor(name string) string { return sequence.QuoteIdent(name) }

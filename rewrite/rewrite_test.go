@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"errors"
+	"github.com/seqshim/seqshim/sequence"
 	"strings"
 	"testing"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 // one plans sql and returns its only statement.
@@ -129,28 +128,28 @@ func TestBadNames(t *testing.T) {
 	for _, tc := range []struct {
 		sql, code string
 	}{
-		{"SELECT nextval('a b')", seqcache.CodeInvalidName},
-		{"SELECT nextval('')", seqcache.CodeInvalidName},
-		{"SELECT nextval('a.b.c')", seqcache.CodeFeatureNotSupported},
+		{"SELECT nextval('a b')", sequence.CodeInvalidName},
+		{"SELECT nextval('')", sequence.CodeInvalidName},
+		{"SELECT nextval('a.b.c')", sequence.CodeFeatureNotSupported},
 		{"SELECT nextval('a.b.c.d')", "42601"},
-		{"SELECT nextval('s' || 'x')", seqcache.CodeFeatureNotSupported},
-		{"SELECT nextval(pg_get_serial_sequence('t', 'id'))", seqcache.CodeFeatureNotSupported},
-		{"SELECT nextval(s)", seqcache.CodeFeatureNotSupported},
-		{"SELECT nextval('s'::oid)", seqcache.CodeFeatureNotSupported},
-		{"SELECT setval('s', (SELECT max(id) FROM t))", seqcache.CodeFeatureNotSupported},
-		{"SELECT setval('s', 5, maybe())", seqcache.CodeFeatureNotSupported},
-		{"SELECT setval('s', 1.5)", seqcache.CodeFeatureNotSupported},
+		{"SELECT nextval('s' || 'x')", sequence.CodeFeatureNotSupported},
+		{"SELECT nextval(pg_get_serial_sequence('t', 'id'))", sequence.CodeFeatureNotSupported},
+		{"SELECT nextval(s)", sequence.CodeFeatureNotSupported},
+		{"SELECT nextval('s'::oid)", sequence.CodeFeatureNotSupported},
+		{"SELECT setval('s', (SELECT max(id) FROM t))", sequence.CodeFeatureNotSupported},
+		{"SELECT setval('s', 5, maybe())", sequence.CodeFeatureNotSupported},
+		{"SELECT setval('s', 1.5)", sequence.CodeFeatureNotSupported},
 	} {
 		t.Run(tc.sql, func(t *testing.T) {
 			p, err := NewPlanner(Postgres, 0).Plan(tc.sql)
-			var se *seqcache.Error
+			var se *sequence.Error
 			if !errors.As(err, &se) || se.Code != tc.code {
-				t.Fatalf("err = %v, want a *seqcache.Error with code %s", err, tc.code)
+				t.Fatalf("err = %v, want a *sequence.Error with code %s", err, tc.code)
 			}
 			if p.Statements[0].Kind != Reject || p.Err != err {
 				t.Errorf("Kind %v, plan Err %v", p.Statements[0].Kind, p.Err)
 			}
-			if tc.code == seqcache.CodeFeatureNotSupported && !strings.Contains(tc.sql, "a.b.c") && !errors.Is(err, ErrUnsupported) {
+			if tc.code == sequence.CodeFeatureNotSupported && !strings.Contains(tc.sql, "a.b.c") && !errors.Is(err, ErrUnsupported) {
 				t.Errorf("%v does not wrap ErrUnsupported", err)
 			}
 		})

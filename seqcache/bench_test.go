@@ -2,6 +2,7 @@ package seqcache
 
 import (
 	"context"
+	"github.com/seqshim/seqshim/sequence"
 	"sync/atomic"
 	"testing"
 )
@@ -11,7 +12,7 @@ import (
 
 func benchCache(b *testing.B) *Cache {
 	store := newFakeStore()
-	store.create("s", DefaultSpec())
+	store.create("s", sequence.DefaultSpec())
 	c := New(store, func(o *Options) { o.MinBlock, o.MaxBlock = 1_000_000, 1_000_000 })
 	b.Cleanup(func() { c.Close() })
 	if _, err := c.Next(context.Background(), "s"); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/seqshim/seqshim/sequence"
 	"math/rand/v2"
 	"sort"
 	"sync"
@@ -71,6 +72,15 @@ func (o *Options) setDefaults() {
 // within Options.MaxWait; the error also wraps the store's last failure.
 var ErrUnavailable = errors.New("no sequence value available")
 
+// ErrClosed is returned by Next after [Cache.Close].
+var ErrClosed = errors.New("seqcache: cache closed")
+
+// transient reports whether a store error may go away by itself, so that a
+// refill is retried rather than reported to the waiting callers.
+func transient(err error) bool {
+	return sequence.IsTransient(err) && !errors.Is(err, ErrClosed)
+}
+
 // Stats are one sequence's counters in a Cache.
 type Stats struct {
 	Name         string
@@ -88,7 +98,7 @@ type Stats struct {
 // Cache hands out sequence values from blocks reserved in a store. It is safe
 // for concurrent use; see the package documentation for how it refills.
 type Cache struct {
-	store Reserver
+	store sequence.Reserver
 	opts  Options
 
 	ctx    context.Context // cancelled by Close: ends store calls in flight
@@ -102,7 +112,7 @@ type Cache struct {
 
 // New returns a Cache drawing blocks from store. Call Close to stop its
 // background work and hand unused values back.
-func New(store Reserver, optFns ...func(*Options)) *Cache {
+func New(store sequence.Reserver, optFns ...func(*Options)) *Cache {
 	var o Options
 	for _, fn := range optFns {
 		fn(&o)
@@ -121,7 +131,7 @@ func New(store Reserver, optFns ...func(*Options)) *Cache {
 func (c *Cache) Options() Options { return c.opts }
 
 // Next returns the next value of the sequence name (canonical, see
-// [ParseName]). Keep the [Handle] instead to skip the name lookup.
+// [sequence.ParseName]). Keep the [Handle] instead to skip the name lookup.
 func (c *Cache) Next(ctx context.Context, name string) (int64, error) {
 	if h := (*c.handles.Load())[name]; h != nil {
 		return h.Next(ctx)
@@ -167,7 +177,7 @@ func (c *Cache) Invalidate(name string) {
 // Change runs fn, which changes sequence name in the store (setval, ALTER,
 // DROP, RENAME), so that no value of the old state is handed out after
 // Change returns: it stops refills of name, waits for the store call in
-// flight, drops the cached values (handing them back first to a [Releaser]
+// flight, drops the cached values (handing them back first to a [sequence.Releaser]
 // store, so fn finds the position PostgreSQL would have: the last value
 // served), runs fn, and lets refills resume. Next
 // calls in the meantime wait for the first block reserved after fn. The error
@@ -196,7 +206,7 @@ func (c *Cache) AllStats() []Stats {
 }
 
 // Close stops background refills and waits for them, makes every later Next
-// fail with ErrClosed, and, if the store implements [Releaser], hands the
+// fail with ErrClosed, and, if the store implements [sequence.Releaser], hands the
 // unused values back so a clean shutdown leaves no gap. It is safe to call
 // more than once.
 func (c *Cache) Close() error {
@@ -245,7 +255,7 @@ func (c *Cache) sample() {
 // block is the active block of a handle: Next takes values from it with one
 // atomic add.
 type block struct {
-	Block
+	sequence.Block
 	next    atomic.Int64 // index of the next value to hand out; may overshoot Count
 	trigger atomic.Int64 // from this index on, a refill is due
 }
@@ -270,9 +280,9 @@ type Handle struct {
 	refilled  chan struct{} // closed when that goroutine exits
 
 	mu       sync.Mutex
-	standby  []Block // blocks received, in order, not yet active
-	standbyN int64   // values in standby
-	gen      uint64  // bumped by Invalidate: refills of an older generation are dropped
+	standby  []sequence.Block // blocks received, in order, not yet active
+	standbyN int64            // values in standby
+	gen      uint64           // bumped by Invalidate: refills of an older generation are dropped
 	closed   bool
 	paused   int // Change calls in progress: no refill starts
 	waiters  int
@@ -354,7 +364,7 @@ func (h *Handle) slow(ctx context.Context) (int64, error) {
 			h.mu.Unlock()
 			continue
 		}
-		if waiting && h.outcomes > sinceErr && h.lastErr != nil && !IsTransient(h.lastErr) {
+		if waiting && h.outcomes > sinceErr && h.lastErr != nil && !transient(h.lastErr) {
 			err := h.lastErr
 			h.mu.Unlock()
 			return 0, err
@@ -545,7 +555,7 @@ func (h *Handle) refill(done chan struct{}) {
 		close(h.notify)
 		h.notify = make(chan struct{})
 		wake := h.notify // closed by the next outcome, Change or Close
-		if err != nil && !IsTransient(err) {
+		if err != nil && !transient(err) {
 			// A definitive answer (exhausted, dropped): stop until a caller
 			// asks again, and keep the hot path from asking per value.
 			h.active.Load().trigger.Store(h.active.Load().Count)
@@ -609,7 +619,7 @@ func (h *Handle) change(ctx context.Context, fn func(ctx context.Context) error)
 	}
 	h.mu.Unlock()
 	defer h.resume()
-	// Hand the unused values back first (to a Releaser store), so that the
+	// Hand the unused values back first (to a sequence.Releaser store), so that the
 	// store's position is the last value served, as PostgreSQL's is: ALTER
 	// … MAXVALUE below the reserved end succeeds, ALTER … INCREMENT and
 	// RENAME continue without a gap. Values not taken back are a gap.
@@ -645,7 +655,7 @@ func (h *Handle) invalidateLocked() {
 
 // claimActiveLocked replaces the active block with an exhausted one and
 // returns the values of the old one that no caller took.
-func (h *Handle) claimActiveLocked() Block {
+func (h *Handle) claimActiveLocked() sequence.Block {
 	old := h.active.Load()
 	h.active.Store(exhausted())
 	// Push the cursor past the end: a caller racing with us either got its
@@ -668,11 +678,11 @@ func (h *Handle) close() {
 // first, so each release finds the store positioned at its end.
 func (h *Handle) releaseAll() error {
 	h.mu.Lock()
-	unused := append([]Block{h.claimActiveLocked()}, h.standby...)
+	unused := append([]sequence.Block{h.claimActiveLocked()}, h.standby...)
 	h.standby, h.standbyN = nil, 0
 	h.mu.Unlock()
 
-	rel, ok := h.c.store.(Releaser)
+	rel, ok := h.c.store.(sequence.Releaser)
 	var released, wasted int64
 	var err error
 	for i := len(unused) - 1; i >= 0; i-- {

@@ -3,13 +3,14 @@ package seqcache
 import (
 	"context"
 	"errors"
+	"github.com/seqshim/seqshim/sequence"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 )
 
-func newTestCache(t *testing.T, store Reserver, optFns ...func(*Options)) *Cache {
+func newTestCache(t *testing.T, store sequence.Reserver, optFns ...func(*Options)) *Cache {
 	t.Helper()
 	c := New(store, optFns...)
 	t.Cleanup(func() { c.Close() })
@@ -53,7 +54,7 @@ func TestCacheSteadyRate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := newFakeStore()
 		store.latency = 50 * time.Millisecond
-		store.create("s", DefaultSpec())
+		store.create("s", sequence.DefaultSpec())
 		c := New(store)
 		defer c.Close()
 		h := c.Handle("s")
@@ -88,7 +89,7 @@ func TestCacheStoreDown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := newFakeStore()
 		store.latency = 5 * time.Millisecond
-		store.create("s", DefaultSpec())
+		store.create("s", sequence.DefaultSpec())
 		c := New(store)
 		defer c.Close()
 		h := c.Handle("s")
@@ -132,7 +133,7 @@ func TestCacheStoreDown(t *testing.T) {
 func TestCacheConcurrent(t *testing.T) {
 	store := newFakeStore()
 	store.latency = 100 * time.Microsecond
-	store.create("s", DefaultSpec())
+	store.create("s", sequence.DefaultSpec())
 	c := newTestCache(t, store, func(o *Options) { o.MinBlock, o.MaxBlock = 10, 50 })
 	const goroutines, each = 64, 2000
 	results := make([][]int64, goroutines)
@@ -176,7 +177,7 @@ func TestCacheOneRefillInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := &countingStore{fakeStore: newFakeStore()}
 		store.latency = 20 * time.Millisecond
-		store.create("s", DefaultSpec())
+		store.create("s", sequence.DefaultSpec())
 		c := New(store, func(o *Options) { o.MinBlock, o.MaxBlock = 5, 5 })
 		defer c.Close()
 		var wg sync.WaitGroup
@@ -205,7 +206,7 @@ type countingStore struct {
 	inFlight, maxInFlight int
 }
 
-func (s *countingStore) Reserve(ctx context.Context, name string, n int64) (Block, error) {
+func (s *countingStore) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
 	s.mu.Lock()
 	s.inFlight++
 	s.maxInFlight = max(s.maxInFlight, s.inFlight)
@@ -220,8 +221,8 @@ func (s *countingStore) Reserve(ctx context.Context, name string, n int64) (Bloc
 
 func TestCacheLimitAndCycle(t *testing.T) {
 	store := newFakeStore()
-	store.create("lim", mustSpec(t, Clauses{MaxValue: Int64(10)}))
-	store.create("cyc", mustSpec(t, Clauses{MaxValue: Int64(3), Cycle: Bool(true)}))
+	store.create("lim", mustSpec(t, sequence.Clauses{MaxValue: sequence.Int64(10)}))
+	store.create("cyc", mustSpec(t, sequence.Clauses{MaxValue: sequence.Int64(3), Cycle: sequence.Bool(true)}))
 	c := newTestCache(t, store, func(o *Options) { o.MinBlock = 4 })
 	ctx := context.Background()
 	for want := int64(1); want <= 10; want++ {
@@ -231,7 +232,7 @@ func TestCacheLimitAndCycle(t *testing.T) {
 	}
 	for range 3 {
 		_, err := c.Next(ctx, "lim")
-		if err == nil || err.Error() != `nextval: reached maximum value of sequence "lim" (10)` || !errors.Is(err, ErrLimit) {
+		if err == nil || err.Error() != `nextval: reached maximum value of sequence "lim" (10)` || !errors.Is(err, sequence.ErrLimit) {
 			t.Fatalf("Next past MAXVALUE: %v", err)
 		}
 	}
@@ -254,14 +255,14 @@ func TestCacheLimitAndCycle(t *testing.T) {
 func TestCacheNotFound(t *testing.T) {
 	c := newTestCache(t, newFakeStore())
 	_, err := c.Next(context.Background(), "nope")
-	if !errors.Is(err, ErrNotFound) || err.Error() != `relation "nope" does not exist` {
+	if !errors.Is(err, sequence.ErrNotFound) || err.Error() != `relation "nope" does not exist` {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestCacheInvalidate(t *testing.T) {
 	store := newFakeStore()
-	store.create("s", DefaultSpec())
+	store.create("s", sequence.DefaultSpec())
 	c := newTestCache(t, store)
 	ctx := context.Background()
 	if v, _ := c.Next(ctx, "s"); v != 1 {
@@ -286,7 +287,7 @@ func TestCacheChange(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := newFakeStore()
 		store.latency = 10 * time.Millisecond
-		store.create("s", DefaultSpec())
+		store.create("s", sequence.DefaultSpec())
 		c := New(store, func(o *Options) { o.MinBlock, o.MaxBlock = 3, 3 })
 		defer c.Close()
 		ctx := context.Background()
@@ -321,7 +322,7 @@ func TestCacheChange(t *testing.T) {
 
 func TestCacheCloseReleases(t *testing.T) {
 	store := releasingStore{newFakeStore()}
-	store.create("s", DefaultSpec())
+	store.create("s", sequence.DefaultSpec())
 	c := New(store)
 	ctx := context.Background()
 	for want := int64(1); want <= 5; want++ {
@@ -336,7 +337,7 @@ func TestCacheCloseReleases(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if pos := store.position("s"); pos != (Position{Last: 5, Called: true}) {
+	if pos := store.position("s"); pos != (sequence.Position{Last: 5, Called: true}) {
 		t.Fatalf("position after Close = %+v, want next value 6", pos)
 	}
 	st := c.Stats("s")
@@ -355,7 +356,7 @@ func TestCacheWaitBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := newFakeStore()
 		store.latency = time.Hour
-		store.create("s", DefaultSpec())
+		store.create("s", sequence.DefaultSpec())
 		c := New(store, func(o *Options) { o.MaxWait = 2 * time.Second })
 		defer c.Close()
 
@@ -379,7 +380,7 @@ func TestCacheTransientFailures(t *testing.T) {
 		store := newFakeStore()
 		store.latency = time.Millisecond
 		store.failNext = 3
-		store.create("s", DefaultSpec())
+		store.create("s", sequence.DefaultSpec())
 		c := New(store, func(o *Options) { o.MinBlock, o.MaxBlock = 10, 10 })
 		defer c.Close()
 		seen := map[int64]bool{}
@@ -407,7 +408,7 @@ func TestCacheFirstNextFastStore(t *testing.T) {
 	for range 20 {
 		synctest.Test(t, func(t *testing.T) {
 			store := newFakeStore() // no latency
-			store.create("s", DefaultSpec())
+			store.create("s", sequence.DefaultSpec())
 			c := New(store)
 			defer c.Close()
 			if _, err := c.Next(context.Background(), "s"); err != nil {
@@ -427,7 +428,7 @@ func TestCacheFirstNextFastStore(t *testing.T) {
 func TestCacheBurstRate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := newFakeStore()
-		store.create("s", DefaultSpec())
+		store.create("s", sequence.DefaultSpec())
 		c := New(store)
 		defer c.Close()
 		h := c.Handle("s")

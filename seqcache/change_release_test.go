@@ -2,14 +2,15 @@ package seqcache
 
 import (
 	"context"
+	"github.com/seqshim/seqshim/sequence"
 	"testing"
 )
 
-// Change hands the unused values back to a Releaser store before fn runs,
+// Change hands the unused values back to a sequence.Releaser store before fn runs,
 // so fn sees the position PostgreSQL would have: the last value served.
 func TestCacheChangeReleases(t *testing.T) {
 	store := releasingStore{newFakeStore()}
-	store.create("s", DefaultSpec())
+	store.create("s", sequence.DefaultSpec())
 	c := New(store)
 	defer c.Close()
 	ctx := context.Background()
@@ -18,7 +19,7 @@ func TestCacheChangeReleases(t *testing.T) {
 			t.Fatalf("Next = %d, %v", v, err)
 		}
 	}
-	var seen Position
+	var seen sequence.Position
 	err := c.Change(ctx, "s", func(context.Context) error {
 		seen = store.position("s")
 		return nil
@@ -26,7 +27,7 @@ func TestCacheChangeReleases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Position{Last: 3, Called: true}); seen != want {
+	if want := (sequence.Position{Last: 3, Called: true}); seen != want {
 		t.Errorf("store position inside Change %+v, want %+v (tail handed back)", seen, want)
 	}
 	if v, err := c.Next(ctx, "s"); err != nil || v != 4 {

@@ -1,31 +1,16 @@
-// Package seqcache is the sequence model and in-process block cache of
-// seqshim: PostgreSQL sequence semantics, with values handed out from memory
-// and reserved in blocks from a shared store.
+// Package seqcache is the in-process block cache of seqshim: sequence values
+// handed out from memory, reserved in blocks from a shared store and
+// refilled in the background before they run out.
 //
 // # Basics
 //
-// A sequence is a [Spec] (what CREATE SEQUENCE defines: type, increment,
-// bounds, start, cache hint, cycle) and a [Position] (PostgreSQL's last_value
-// and is_called). [Clauses] are the options of CREATE or ALTER SEQUENCE;
-// [Clauses.Create] and [Clauses.Alter] resolve them with PostgreSQL's defaults
-// and its exact error messages. Names follow PostgreSQL's regclass rules:
-// [ParseName] turns orders_seq, ORDERS_SEQ, "orders_seq" and public.orders_seq
-// into the one canonical name "orders_seq".
-//
-// All sequence arithmetic lives in one place, [Spec.Reserve]: the next block
-// of up to n values from a position, truncated at MAXVALUE (MINVALUE when
-// descending), wrapping with CYCLE, failing with PostgreSQL's "reached maximum
-// value" error without it, and never overflowing int64. Stores call it; they
-// do not re-implement it.
-//
-// A store keeps one position per sequence and implements [Reserver] (blocks),
-// [Admin] (create, alter, rename, drop, describe, list, setval) and optionally
-// [Releaser] (taking back an unused tail). Packages memstore, sqlstore and
-// dynamostore implement [Store].
+// The sequence model — [sequence.Spec], [sequence.Block], names, errors and
+// the store contract — is package sequence; a store implements
+// [sequence.Store], and the cache needs only its [sequence.Reserver] side.
 //
 // A [Cache] hands out values:
 //
-//	c := seqcache.New(store)
+//	c := seqcache.New(store) // store: a sequence.Reserver, e.g. memstore.New()
 //	defer c.Close()
 //	id, err := c.Next(ctx, "orders_seq")
 //
@@ -67,7 +52,7 @@
 //
 //   - Values may have gaps: a process that dies loses its cached values, as
 //     PostgreSQL loses its CACHE. [Cache.Close] hands unused values back to a
-//     [Releaser] store when nobody reserved after them.
+//     [sequence.Releaser] store when nobody reserved after them.
 //   - Changes to a sequence made by this process (setval, ALTER, DROP) should
 //     go through [Cache.Change], so that no value of the old state is handed
 //     out afterwards. Changes made by other processes take effect there when

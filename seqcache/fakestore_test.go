@@ -3,12 +3,14 @@ package seqcache
 import (
 	"context"
 	"errors"
+	"github.com/seqshim/seqshim/sequence"
 	"sync"
+	"testing"
 	"time"
 )
 
 // fakeStore is an in-test store with injectable latency and failures. It
-// computes blocks with Spec.Reserve like every real store.
+// computes blocks with sequence.Spec.Reserve like every real store.
 type fakeStore struct {
 	mu       sync.Mutex
 	seqs     map[string]*fakeSeq
@@ -16,20 +18,20 @@ type fakeStore struct {
 	down     bool // every call fails with errDown after the latency
 	failNext int  // the next failNext calls fail
 	calls    int  // Reserve calls, failed or not
-	blocks   []Block
+	blocks   []sequence.Block
 	releases int
 }
 
 type fakeSeq struct {
-	spec Spec
-	pos  Position
+	spec sequence.Spec
+	pos  sequence.Position
 }
 
 var errDown = errors.New("fake store: unavailable")
 
 func newFakeStore() *fakeStore { return &fakeStore{seqs: map[string]*fakeSeq{}} }
 
-func (f *fakeStore) create(name string, spec Spec) {
+func (f *fakeStore) create(name string, spec sequence.Spec) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.seqs[name] = &fakeSeq{spec: spec, pos: spec.Initial()}
@@ -41,13 +43,13 @@ func (f *fakeStore) setDown(down bool) {
 	f.mu.Unlock()
 }
 
-func (f *fakeStore) stats() (calls int, blocks []Block) {
+func (f *fakeStore) stats() (calls int, blocks []sequence.Block) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.calls, append([]Block(nil), f.blocks...)
+	return f.calls, append([]sequence.Block(nil), f.blocks...)
 }
 
-func (f *fakeStore) Reserve(ctx context.Context, name string, n int64) (Block, error) {
+func (f *fakeStore) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
 	f.mu.Lock()
 	f.calls++
 	latency := f.latency
@@ -58,32 +60,32 @@ func (f *fakeStore) Reserve(ctx context.Context, name string, n int64) (Block, e
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return Block{}, ctx.Err()
+			return sequence.Block{}, ctx.Err()
 		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.down {
-		return Block{}, errDown
+		return sequence.Block{}, errDown
 	}
 	if f.failNext > 0 {
 		f.failNext--
-		return Block{}, errDown
+		return sequence.Block{}, errDown
 	}
 	s, ok := f.seqs[name]
 	if !ok {
-		return Block{}, NotFoundError(name)
+		return sequence.Block{}, sequence.NotFoundError(name)
 	}
 	b, pos, err := s.spec.Reserve(name, s.pos, n)
 	if err != nil {
-		return Block{}, err
+		return sequence.Block{}, err
 	}
 	s.pos = pos
 	f.blocks = append(f.blocks, b)
 	return b, nil
 }
 
-func (f *fakeStore) position(name string) Position {
+func (f *fakeStore) position(name string) sequence.Position {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.seqs[name].pos
@@ -93,18 +95,18 @@ func (f *fakeStore) setval(name string, v int64, called bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := f.seqs[name]
-	s.pos = Position{Last: v, Called: called}
+	s.pos = sequence.Position{Last: v, Called: called}
 }
 
 // releasingStore adds Release to fakeStore.
 type releasingStore struct{ *fakeStore }
 
-func (r releasingStore) Release(ctx context.Context, name string, unused Block) (bool, error) {
+func (r releasingStore) Release(ctx context.Context, name string, unused sequence.Block) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, ok := r.seqs[name]
 	if !ok {
-		return false, NotFoundError(name)
+		return false, sequence.NotFoundError(name)
 	}
 	pos, ok := s.spec.Release(s.pos, unused)
 	if ok {
@@ -112,4 +114,13 @@ func (r releasingStore) Release(ctx context.Context, name string, unused Block) 
 		r.releases++
 	}
 	return ok, nil
+}
+
+func mustSpec(t testing.TB, c sequence.Clauses) sequence.Spec {
+	t.Helper()
+	s, _, err := c.Create()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -17,9 +17,9 @@
 //
 // # Guarantees
 //
-// A *Store implements [seqcache.Store] and [seqcache.Releaser] and passes the
+// A *Store implements [sequence.Store] and [sequence.Releaser] and passes the
 // same contract tests as memstore and dynamostore. Every operation that writes
-// reads the row, computes with seqcache ([seqcache.Spec.Reserve] and friends)
+// reads the row, computes with the sequence model ([sequence.Spec.Reserve] and friends)
 // and writes it back in one transaction that holds the row's write lock from
 // the read on: BEGIN IMMEDIATE on SQLite, SELECT ... FOR UPDATE on
 // PostgreSQL. So any number of processes sharing a database — or a SQLite file

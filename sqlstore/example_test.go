@@ -3,11 +3,10 @@ package sqlstore_test
 import (
 	"context"
 	"fmt"
+	"github.com/seqshim/seqshim/sequence"
+	"github.com/seqshim/seqshim/sqlstore"
 	"os"
 	"path/filepath"
-
-	"github.com/seqshim/seqshim/seqcache"
-	"github.com/seqshim/seqshim/sqlstore"
 )
 
 func Example() {
@@ -25,7 +24,7 @@ func Example() {
 	defer st.Close()
 
 	// CREATE SEQUENCE orders_seq START 1000
-	spec, pos, err := seqcache.Clauses{Start: seqcache.Int64(1000)}.Create()
+	spec, pos, err := sequence.Clauses{Start: sequence.Int64(1000)}.Create()
 	if err != nil {
 		panic(err)
 	}

@@ -5,13 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/seqshim/seqshim/sequence"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 // Dialect is the SQL database a Store talks to.
@@ -35,7 +34,7 @@ type Options struct {
 	Table string
 }
 
-// Store is the seqcache store contract on a table of a SQL database. It is
+// Store is the store contract ([sequence.Store]) on a table of a SQL database. It is
 // safe for concurrent use, and several processes may share one database.
 type Store struct {
 	db      *sql.DB
@@ -54,8 +53,8 @@ type Store struct {
 }
 
 var (
-	_ seqcache.Store    = (*Store)(nil)
-	_ seqcache.Releaser = (*Store)(nil)
+	_ sequence.Store    = (*Store)(nil)
+	_ sequence.Releaser = (*Store)(nil)
 )
 
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
@@ -185,9 +184,9 @@ func (s *Store) init(ctx context.Context) error {
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanInfo(sc scanner) (seqcache.Info, error) {
+func scanInfo(sc scanner) (sequence.Info, error) {
 	var (
-		info                     seqcache.Info
+		info                     sequence.Info
 		typ                      string
 		cycle, called, lastNanos int64
 	)
@@ -197,7 +196,7 @@ func scanInfo(sc scanner) (seqcache.Info, error) {
 	if err != nil {
 		return info, err
 	}
-	t, err := seqcache.ParseType(typ)
+	t, err := sequence.ParseType(typ)
 	if err != nil {
 		return info, fmt.Errorf("sqlstore: bad seq_type %q in row %s: %w", typ, info.Name, err)
 	}
@@ -225,7 +224,7 @@ func nanos(t time.Time) int64 {
 }
 
 // update writes every field of info to its row.
-func (s *Store) update(ctx context.Context, tx *sql.Tx, info *seqcache.Info) error {
+func (s *Store) update(ctx context.Context, tx *sql.Tx, info *sequence.Info) error {
 	sp := &info.Spec
 	_, err := tx.ExecContext(ctx, s.q.update, sp.Type.String(), sp.Increment, sp.Min, sp.Max, sp.Start,
 		sp.Cache, b2i(sp.Cycle), info.Position.Last, b2i(info.Position.Called), info.Version,
@@ -240,11 +239,11 @@ var errNoChange = errors.New("no change")
 // writes the row back unless fn returns errNoChange. The transaction is
 // BEGIN IMMEDIATE on SQLite (the DSN's _txlock) and SELECT ... FOR UPDATE on
 // PostgreSQL, so no other process reads the row between our read and write.
-func (s *Store) modify(ctx context.Context, name string, fn func(info *seqcache.Info) error) error {
+func (s *Store) modify(ctx context.Context, name string, fn func(info *sequence.Info) error) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		info, err := scanInfo(tx.QueryRowContext(ctx, s.q.selLock, name))
 		if errors.Is(err, sql.ErrNoRows) {
-			return seqcache.NotFoundError(name)
+			return sequence.NotFoundError(name)
 		}
 		if err != nil {
 			return err
@@ -284,12 +283,12 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// Reserve implements [seqcache.Reserver]: the block is computed by
-// [seqcache.Spec.Reserve] from the row read and written in one transaction.
+// Reserve implements [sequence.Reserver]: the block is computed by
+// [sequence.Spec.Reserve] from the row read and written in one transaction.
 // An error from the commit is a gap: the block is never returned.
-func (s *Store) Reserve(ctx context.Context, name string, n int64) (seqcache.Block, error) {
-	var b seqcache.Block
-	err := s.modify(ctx, name, func(info *seqcache.Info) error {
+func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
+	var b sequence.Block
+	err := s.modify(ctx, name, func(info *sequence.Info) error {
 		blk, pos, err := info.Spec.Reserve(name, info.Position, n)
 		if err != nil {
 			return err
@@ -302,16 +301,16 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (seqcache.Blo
 		return nil
 	})
 	if err != nil {
-		return seqcache.Block{}, err
+		return sequence.Block{}, err
 	}
 	return b, nil
 }
 
-// Release implements [seqcache.Releaser] with [seqcache.Spec.Release].
-func (s *Store) Release(ctx context.Context, name string, unused seqcache.Block) (bool, error) {
+// Release implements [sequence.Releaser] with [sequence.Spec.Release].
+func (s *Store) Release(ctx context.Context, name string, unused sequence.Block) (bool, error) {
 	var ok bool
-	err := s.modify(ctx, name, func(info *seqcache.Info) error {
-		var pos seqcache.Position
+	err := s.modify(ctx, name, func(info *sequence.Info) error {
+		var pos sequence.Position
 		if pos, ok = info.Spec.Release(info.Position, unused); !ok {
 			return errNoChange
 		}
@@ -321,9 +320,9 @@ func (s *Store) Release(ctx context.Context, name string, unused seqcache.Block)
 	return ok && err == nil, err
 }
 
-// Create implements [seqcache.Admin]. The spec is validated and pos must lie
+// Create implements [sequence.Admin]. The spec is validated and pos must lie
 // within its bounds.
-func (s *Store) Create(ctx context.Context, name string, spec seqcache.Spec, pos seqcache.Position) error {
+func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos sequence.Position) error {
 	if err := spec.Validate(); err != nil {
 		return err
 	}
@@ -339,16 +338,16 @@ func (s *Store) Create(ctx context.Context, name string, spec seqcache.Spec, pos
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			return seqcache.ExistsError(name)
+			return sequence.ExistsError(name)
 		}
 		return nil
 	})
 }
 
-// Alter implements [seqcache.Admin] with [seqcache.Clauses.Alter].
-func (s *Store) Alter(ctx context.Context, name string, c seqcache.Clauses) (seqcache.Info, error) {
-	var out seqcache.Info
-	err := s.modify(ctx, name, func(info *seqcache.Info) error {
+// Alter implements [sequence.Admin] with [sequence.Clauses.Alter].
+func (s *Store) Alter(ctx context.Context, name string, c sequence.Clauses) (sequence.Info, error) {
+	var out sequence.Info
+	err := s.modify(ctx, name, func(info *sequence.Info) error {
 		spec, pos, err := c.Alter(info.Spec, info.Position)
 		if err != nil {
 			return err
@@ -359,15 +358,15 @@ func (s *Store) Alter(ctx context.Context, name string, c seqcache.Clauses) (seq
 		return nil
 	})
 	if err != nil {
-		return seqcache.Info{}, err
+		return sequence.Info{}, err
 	}
 	return out, nil
 }
 
-// SetVal implements [seqcache.Admin] with [seqcache.Spec.SetVal].
-func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled bool) (seqcache.Info, error) {
-	var out seqcache.Info
-	err := s.modify(ctx, name, func(info *seqcache.Info) error {
+// SetVal implements [sequence.Admin] with [sequence.Spec.SetVal].
+func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled bool) (sequence.Info, error) {
+	var out sequence.Info
+	err := s.modify(ctx, name, func(info *sequence.Info) error {
 		pos, err := info.Spec.SetVal(name, value, isCalled)
 		if err != nil {
 			return err
@@ -378,21 +377,21 @@ func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled b
 		return nil
 	})
 	if err != nil {
-		return seqcache.Info{}, err
+		return sequence.Info{}, err
 	}
 	return out, nil
 }
 
-// Rename implements [seqcache.Admin].
+// Rename implements [sequence.Admin].
 func (s *Store) Rename(ctx context.Context, name, newName string) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := scanInfo(tx.QueryRowContext(ctx, s.q.selLock, name)); errors.Is(err, sql.ErrNoRows) {
-			return seqcache.NotFoundError(name)
+			return sequence.NotFoundError(name)
 		} else if err != nil {
 			return err
 		}
 		if _, err := scanInfo(tx.QueryRowContext(ctx, s.q.sel, newName)); err == nil {
-			return seqcache.ExistsError(newName)
+			return sequence.ExistsError(newName)
 		} else if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
@@ -403,7 +402,7 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 	})
 }
 
-// Drop implements [seqcache.Admin].
+// Drop implements [sequence.Admin].
 func (s *Store) Drop(ctx context.Context, name string) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q.drop, name)
@@ -413,27 +412,27 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			return seqcache.NotFoundError(name)
+			return sequence.NotFoundError(name)
 		}
 		return nil
 	})
 }
 
-// Describe implements [seqcache.Admin].
-func (s *Store) Describe(ctx context.Context, name string) (seqcache.Info, error) {
+// Describe implements [sequence.Admin].
+func (s *Store) Describe(ctx context.Context, name string) (sequence.Info, error) {
 	if err := s.init(ctx); err != nil {
-		return seqcache.Info{}, err
+		return sequence.Info{}, err
 	}
 	info, err := scanInfo(s.db.QueryRowContext(ctx, s.q.sel, name))
 	if errors.Is(err, sql.ErrNoRows) {
-		return seqcache.Info{}, seqcache.NotFoundError(name)
+		return sequence.Info{}, sequence.NotFoundError(name)
 	}
 	return info, err
 }
 
-// List implements [seqcache.Admin]: every sequence, ordered by name in byte
+// List implements [sequence.Admin]: every sequence, ordered by name in byte
 // order.
-func (s *Store) List(ctx context.Context) ([]seqcache.Info, error) {
+func (s *Store) List(ctx context.Context) ([]sequence.Info, error) {
 	if err := s.init(ctx); err != nil {
 		return nil, err
 	}
@@ -442,7 +441,7 @@ func (s *Store) List(ctx context.Context) ([]seqcache.Info, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var infos []seqcache.Info
+	var infos []sequence.Info
 	for rows.Next() {
 		info, err := scanInfo(rows)
 		if err != nil {

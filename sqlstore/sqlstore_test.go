@@ -17,7 +17,7 @@ import (
 
 	"github.com/seqshim/seqshim/internal/storetest"
 	"github.com/seqshim/seqshim/internal/testenv"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 func openT(t testing.TB, rawurl string, optFns ...func(*Options)) *Store {
@@ -38,7 +38,7 @@ func openT(t testing.TB, rawurl string, optFns ...func(*Options)) *Store {
 // one shared file, as separate processes would.
 func TestContractSQLite(t *testing.T) {
 	url := "sqlite:" + filepath.Join(t.TempDir(), "seq.db")
-	storetest.Run(t, func(t *testing.T) seqcache.Store { return openT(t, url) })
+	storetest.Run(t, func(t *testing.T) sequence.Store { return openT(t, url) })
 }
 
 func randomSuffix(t testing.TB) string {
@@ -60,7 +60,7 @@ func TestContractPostgres(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	storetest.Run(t, func(t *testing.T) seqcache.Store { return shared })
+	storetest.Run(t, func(t *testing.T) sequence.Store { return shared })
 }
 
 func TestOpenURL(t *testing.T) {
@@ -109,7 +109,7 @@ func TestSQLiteFileShared(t *testing.T) {
 	url := "sqlite:" + filepath.Join(t.TempDir(), "seq.db")
 	a, b := openT(t, url), openT(t, url)
 	ctx := t.Context()
-	if err := a.Create(ctx, "s", seqcache.DefaultSpec(), seqcache.DefaultSpec().Initial()); err != nil {
+	if err := a.Create(ctx, "s", sequence.DefaultSpec(), sequence.DefaultSpec().Initial()); err != nil {
 		t.Fatal(err)
 	}
 	x, err := a.Reserve(ctx, "s", 10)
@@ -148,7 +148,7 @@ func TestMultiProcess(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "seq.db")
 	st := openT(t, "sqlite:"+path)
-	if err := st.Create(t.Context(), "s", seqcache.DefaultSpec(), seqcache.DefaultSpec().Initial()); err != nil {
+	if err := st.Create(t.Context(), "s", sequence.DefaultSpec(), sequence.DefaultSpec().Initial()); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -166,7 +166,7 @@ func TestMultiProcess(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	var blocks []seqcache.Block
+	var blocks []sequence.Block
 	for i := range childProcs {
 		if errs[i] != nil {
 			t.Fatalf("child %d: %v\n%s", i, errs[i], outs[i].String())
@@ -174,7 +174,7 @@ func TestMultiProcess(t *testing.T) {
 		n := 0
 		sc := bufio.NewScanner(&outs[i])
 		for sc.Scan() {
-			var b seqcache.Block
+			var b sequence.Block
 			if _, err := fmt.Sscanf(sc.Text(), "block %d %d %d", &b.First, &b.Step, &b.Count); err == nil {
 				blocks = append(blocks, b)
 				n++
@@ -239,7 +239,7 @@ func child(t *testing.T, path string) {
 func BenchmarkReserve(b *testing.B) {
 	st := openT(b, "sqlite:"+filepath.Join(b.TempDir(), "seq.db"))
 	ctx := b.Context()
-	if err := st.Create(ctx, "s", seqcache.DefaultSpec(), seqcache.DefaultSpec().Initial()); err != nil {
+	if err := st.Create(ctx, "s", sequence.DefaultSpec(), sequence.DefaultSpec().Initial()); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -255,7 +255,7 @@ func BenchmarkReservePostgres(b *testing.B) {
 	st := openT(b, testenv.PG(b), func(o *Options) { o.Table = table })
 	ctx := b.Context()
 	b.Cleanup(func() { st.DB().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+table) })
-	if err := st.Create(ctx, "s", seqcache.DefaultSpec(), seqcache.DefaultSpec().Initial()); err != nil {
+	if err := st.Create(ctx, "s", sequence.DefaultSpec(), sequence.DefaultSpec().Initial()); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

@@ -3,8 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 const alterDoc = `
@@ -42,7 +41,7 @@ func (a *app) cmdAlter(ctx context.Context, args []string) error {
 		return err
 	}
 	if *renameTo != "" {
-		if c != (seqcache.Clauses{}) {
+		if c != (sequence.Clauses{}) {
 			return usagef("--rename-to cannot be combined with other options")
 		}
 		newName, err := nameArg(*renameTo)
@@ -51,7 +50,7 @@ func (a *app) cmdAlter(ctx context.Context, args []string) error {
 		}
 		return a.rename(ctx, name, newName)
 	}
-	if c == (seqcache.Clauses{}) {
+	if c == (sequence.Clauses{}) {
 		return usagef("nothing to change: give at least one option (see --help)")
 	}
 	st, err := a.store(ctx)

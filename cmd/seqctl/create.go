@@ -5,9 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/seqshim/seqshim/sequence"
 	"strconv"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 const createDoc = `
@@ -82,44 +81,44 @@ func (f *specFlags) register(fs *flag.FlagSet, alter bool) {
 
 // clauses turns the flags that were given into CREATE/ALTER options; flags
 // not given are clauses not written.
-func (f *specFlags) clauses(fs *flag.FlagSet) (seqcache.Clauses, error) {
+func (f *specFlags) clauses(fs *flag.FlagSet) (sequence.Clauses, error) {
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	var c seqcache.Clauses
+	var c sequence.Clauses
 	if set["as"] {
-		t, err := seqcache.ParseType(f.typ)
+		t, err := sequence.ParseType(f.typ)
 		if err != nil {
 			return c, usagef("--as %q: want smallint, integer or bigint", f.typ)
 		}
 		c.Type = &t
 	}
 	if set["increment"] {
-		c.Increment = seqcache.Int64(f.increment)
+		c.Increment = sequence.Int64(f.increment)
 	}
 	if set["minvalue"] {
-		c.MinValue = seqcache.Int64(f.minValue)
+		c.MinValue = sequence.Int64(f.minValue)
 	}
 	if set["maxvalue"] {
-		c.MaxValue = seqcache.Int64(f.maxValue)
+		c.MaxValue = sequence.Int64(f.maxValue)
 	}
 	if set["minvalue"] && set["no-minvalue"] || set["maxvalue"] && set["no-maxvalue"] {
 		return c, usagef("conflicting options: --minvalue/--maxvalue with --no-minvalue/--no-maxvalue")
 	}
 	c.NoMinValue, c.NoMaxValue = f.noMinValue, f.noMaxValue
 	if set["start"] {
-		c.Start = seqcache.Int64(f.start)
+		c.Start = sequence.Int64(f.start)
 	}
 	if set["cache"] {
-		c.Cache = seqcache.Int64(f.cache)
+		c.Cache = sequence.Int64(f.cache)
 	}
 	if set["cycle"] && set["no-cycle"] {
 		return c, usagef("conflicting options: --cycle and --no-cycle")
 	}
 	if set["cycle"] {
-		c.Cycle = seqcache.Bool(f.cycle)
+		c.Cycle = sequence.Bool(f.cycle)
 	}
 	if set["no-cycle"] {
-		c.Cycle = seqcache.Bool(!f.noCycle)
+		c.Cycle = sequence.Bool(!f.noCycle)
 	}
 	c.Restart = f.restart.on
 	c.RestartAt = f.restart.at
@@ -155,7 +154,7 @@ func (a *app) cmdCreate(ctx context.Context, args []string) error {
 	}
 	defer closeStore(st)
 	err = st.Create(ctx, name, spec, pos)
-	existed := *ifNotExists && errors.Is(err, seqcache.ErrExists)
+	existed := *ifNotExists && errors.Is(err, sequence.ErrExists)
 	if err != nil && !existed {
 		return a.storeErr(err, name)
 	}

@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/seqshim/seqshim/sequence"
 	"math"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 const fenceDoc = `
@@ -120,10 +119,10 @@ func (a *app) cmdFence(ctx context.Context, args []string) error {
 }
 
 // planFence decides the bound of one native sequence.
-func planFence(ctx context.Context, st seqcache.Store, n nativeSeq) fenceItem {
+func planFence(ctx context.Context, st sequence.Store, n nativeSeq) fenceItem {
 	it := fenceItem{Name: n.Name, NativeLast: n.Pos.Last}
 	info, err := st.Describe(ctx, n.Name)
-	if errors.Is(err, seqcache.ErrNotFound) {
+	if errors.Is(err, sequence.ErrNotFound) {
 		it.Action, it.Reason = "skip", "no counter in the store"
 		return it
 	}

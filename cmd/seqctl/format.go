@@ -3,13 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/seqshim/seqshim/sequence"
 	"io"
 	"math"
 	"strconv"
 	"text/tabwriter"
 	"time"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 // counterJSON is a counter as -o json prints it; the spec fields are named
@@ -33,7 +32,7 @@ type counterJSON struct {
 	LastReserved   *time.Time `json:"last_reserved"` // null: never
 }
 
-func toJSON(info seqcache.Info) counterJSON {
+func toJSON(info sequence.Info) counterJSON {
 	c := counterJSON{
 		Name:           info.Name,
 		DataType:       info.Spec.Type.String(),
@@ -61,7 +60,7 @@ func toJSON(info seqcache.Info) counterJSON {
 }
 
 // nextValue is the value the next reservation starts with, if any is left.
-func nextValue(info seqcache.Info) (int64, bool) {
+func nextValue(info sequence.Info) (int64, bool) {
 	b, _, err := info.Spec.Reserve(info.Name, info.Position, 1)
 	if err != nil {
 		return 0, false
@@ -69,7 +68,7 @@ func nextValue(info seqcache.Info) (int64, bool) {
 	return b.First, true
 }
 
-func fmtNext(info seqcache.Info) string {
+func fmtNext(info sequence.Info) string {
 	if v, ok := nextValue(info); ok {
 		return strconv.FormatInt(v, 10)
 	}
@@ -88,7 +87,7 @@ func newTable(w io.Writer) *tabwriter.Writer {
 
 // writeCounter prints one counter as "key: value" lines; the caller flushes
 // tw, after adding lines of its own.
-func writeCounter(tw *tabwriter.Writer, info seqcache.Info, now time.Time) {
+func writeCounter(tw *tabwriter.Writer, info sequence.Info, now time.Time) {
 	s, p := info.Spec, info.Position
 	called := "not yet called: the next value is the last value itself"
 	if p.Called {
@@ -111,7 +110,7 @@ func writeCounter(tw *tabwriter.Writer, info seqcache.Info, now time.Time) {
 	fmt.Fprintf(tw, "last reservation:\t%s\n", fmtLastReserved(info.LastReserved, now))
 }
 
-func limitName(s seqcache.Spec) string {
+func limitName(s sequence.Spec) string {
 	if s.Descending() {
 		return "MINVALUE"
 	}
@@ -189,7 +188,7 @@ type burn struct {
 }
 
 // measure computes the rate between two readings of a counter.
-func measure(before, after seqcache.Info, elapsed time.Duration) burn {
+func measure(before, after sequence.Info, elapsed time.Duration) burn {
 	if elapsed <= 0 {
 		return burn{}
 	}
@@ -206,7 +205,7 @@ func measure(before, after seqcache.Info, elapsed time.Duration) burn {
 }
 
 // untilLimit says when the counter reaches its limit at rate b.
-func untilLimit(s seqcache.Spec, b burn) string {
+func untilLimit(s sequence.Spec, b burn) string {
 	if b.SecondsToLimit == nil {
 		return "never at this rate"
 	}

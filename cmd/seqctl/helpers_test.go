@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/seqshim/seqshim/internal/testenv"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // result is what one seqctl invocation printed and its exit code.
@@ -101,7 +101,7 @@ func decode(t *testing.T, s string, v any) {
 
 // open opens the tester's store directly, to check or drive it from outside
 // seqctl.
-func (ts *tester) open() seqcache.Store {
+func (ts *tester) open() sequence.Store {
 	ts.t.Helper()
 	st, err := openStoreURL(context.Background(), ts.store)
 	if err != nil {
@@ -200,7 +200,7 @@ func (c *fakeClock) sleep(ctx context.Context, d time.Duration) error {
 }
 
 // reserve takes n values of name from st, failing the test on error.
-func reserve(t *testing.T, st seqcache.Store, name string, n int64) {
+func reserve(t *testing.T, st sequence.Store, name string, n int64) {
 	t.Helper()
 	for n > 0 {
 		b, err := st.Reserve(context.Background(), name, n)

@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/seqshim/seqshim/sequence"
 	"math"
 	"time"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 const importDoc = `
@@ -45,7 +44,7 @@ type importItem struct {
 	Action     string   `json:"action"` // create, created, skip, conflict, error
 	Reason     string   `json:"reason,omitempty"`
 
-	spec seqcache.Spec
+	spec sequence.Spec
 }
 
 func (a *app) cmdImport(ctx context.Context, args []string) error {
@@ -73,7 +72,7 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if len(seqs) == 0 {
-		return fmt.Errorf("no sequence to import in %s: %w", redact(*from), seqcache.ErrNotFound)
+		return fmt.Errorf("no sequence to import in %s: %w", redact(*from), sequence.ErrNotFound)
 	}
 	perDay := make([]*float64, len(seqs))
 	if *margin == 0 && *sample > 0 {
@@ -127,7 +126,7 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 			}
 			spec := it.spec
 			spec.Start = *it.StoreFirst
-			if err := st.Create(ctx, it.Name, spec, seqcache.Position{Last: spec.Start}); err != nil {
+			if err := st.Create(ctx, it.Name, spec, sequence.Position{Last: spec.Start}); err != nil {
 				a.printImport(plan)
 				return fmt.Errorf("create %s: %w (counters before it in the plan were created; run import again to continue)", it.Name, err)
 			}
@@ -139,7 +138,7 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	}
 	switch {
 	case conflicts > 0:
-		return fmt.Errorf("%d counter(s) exist in the store with a range overlapping the native sequence; nothing created: %w", conflicts, seqcache.ErrExists)
+		return fmt.Errorf("%d counter(s) exist in the store with a range overlapping the native sequence; nothing created: %w", conflicts, sequence.ErrExists)
 	case failures > 0:
 		return fmt.Errorf("%d sequence(s) cannot be imported; nothing created", failures)
 	case *dryRun && a.output == "table":
@@ -150,7 +149,7 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 
 // consumed is how many values a native sequence handed out between two
 // readings of its position (0 if it was reset or wrapped meanwhile).
-func consumed(s seqcache.Spec, before, after seqcache.Position) float64 {
+func consumed(s sequence.Spec, before, after sequence.Position) float64 {
 	d := (float64(after.Last) - float64(before.Last)) / float64(s.Increment)
 	if after.Called && !before.Called {
 		d++
@@ -159,7 +158,7 @@ func consumed(s seqcache.Spec, before, after seqcache.Position) float64 {
 }
 
 // planImport decides what import does with one native sequence.
-func (a *app) planImport(ctx context.Context, st seqcache.Store, n nativeSeq, it *importItem) {
+func (a *app) planImport(ctx context.Context, st sequence.Store, n nativeSeq, it *importItem) {
 	next, ok := nativeNext(n)
 	if !ok {
 		it.Action, it.Reason = "error", "the native sequence has reached its limit"
@@ -178,7 +177,7 @@ func (a *app) planImport(ctx context.Context, st seqcache.Store, n nativeSeq, it
 	it.StoreFirst = &first
 	info, err := st.Describe(ctx, n.Name)
 	switch {
-	case errors.Is(err, seqcache.ErrNotFound):
+	case errors.Is(err, sequence.ErrNotFound):
 		it.Action = "create"
 	case err != nil:
 		it.Action, it.Reason = "error", err.Error()
@@ -193,7 +192,7 @@ func (a *app) planImport(ctx context.Context, st seqcache.Store, n nativeSeq, it
 	}
 }
 
-func limitValue(s seqcache.Spec) int64 {
+func limitValue(s sequence.Spec) int64 {
 	if s.Descending() {
 		return s.Min
 	}

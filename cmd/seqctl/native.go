@@ -9,8 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // nativeSeq is a sequence of a live PostgreSQL database.
@@ -18,8 +17,8 @@ type nativeSeq struct {
 	Name   string // canonical, as the driver names the counter
 	Schema string
 	Rel    string
-	Spec   seqcache.Spec
-	Pos    seqcache.Position
+	Spec   sequence.Spec
+	Pos    sequence.Position
 }
 
 // ident is the sequence's quoted, schema-qualified name for SQL text.
@@ -120,13 +119,13 @@ func readNative(ctx context.Context, conn *pgx.Conn, f seqFilter) ([]nativeSeq, 
 			rows.Close()
 			return nil, fmt.Errorf("read pg_sequences: %w", err)
 		}
-		t, err := seqcache.ParseType(typ)
+		t, err := sequence.ParseType(typ)
 		if err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("sequence %s.%s: data type %q: %w", n.Schema, n.Rel, typ, err)
 		}
 		n.Spec.Type = t
-		n.Name = seqcache.FormatName(n.Schema, n.Rel)
+		n.Name = sequence.FormatName(n.Schema, n.Rel)
 		if f.match(n) {
 			seqs = append(seqs, n)
 		}
@@ -145,8 +144,8 @@ func readNative(ctx context.Context, conn *pgx.Conn, f seqFilter) ([]nativeSeq, 
 // readPosition reads a sequence's last_value and is_called. The last value is
 // what the server wrote to disk: with CACHE > 1 it includes values sessions
 // hold in their caches, so it is never behind anything handed out.
-func readPosition(ctx context.Context, conn *pgx.Conn, n nativeSeq) (seqcache.Position, error) {
-	var p seqcache.Position
+func readPosition(ctx context.Context, conn *pgx.Conn, n nativeSeq) (sequence.Position, error) {
+	var p sequence.Position
 	err := conn.QueryRow(ctx, "SELECT last_value, is_called FROM "+n.ident()).Scan(&p.Last, &p.Called)
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "42501" {
@@ -162,7 +161,7 @@ func readPosition(ctx context.Context, conn *pgx.Conn, n nativeSeq) (seqcache.Po
 // START (which import sets to the first value it hands out) and its next
 // value, or the higher of the two when it counts down. Native sequences must
 // stay below it (above it when descending).
-func rangeStart(info seqcache.Info) int64 {
+func rangeStart(info sequence.Info) int64 {
 	r := info.Spec.Start
 	next, ok := nextValue(info)
 	if !ok {
@@ -175,7 +174,7 @@ func rangeStart(info seqcache.Info) int64 {
 }
 
 // beyond reports whether v lies at or past r in the counting direction of s.
-func beyond(s seqcache.Spec, v, r int64) bool {
+func beyond(s sequence.Spec, v, r int64) bool {
 	if s.Descending() {
 		return v <= r
 	}

@@ -3,9 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seqshim/seqshim/sequence"
 	"strconv"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 const nextDoc = `
@@ -39,7 +38,7 @@ func (a *app) cmdNext(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeStore(st)
-	var blocks []seqcache.Block
+	var blocks []sequence.Block
 	var got int64
 	for got < *n {
 		b, err := st.Reserve(ctx, name, *n-got)
@@ -55,7 +54,7 @@ func (a *app) cmdNext(ctx context.Context, args []string) error {
 	return a.printValues(name, blocks)
 }
 
-func (a *app) printValues(name string, blocks []seqcache.Block) error {
+func (a *app) printValues(name string, blocks []sequence.Block) error {
 	if a.output == "json" {
 		vals := []int64{}
 		for _, b := range blocks {

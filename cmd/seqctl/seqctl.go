@@ -5,13 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/seqshim/seqshim/sequence"
 	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 // Exit codes, documented in the top-level help.
@@ -50,13 +49,13 @@ func code(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &ue), errors.Is(err, seqcache.ErrInvalid):
+	case errors.As(err, &ue), errors.Is(err, sequence.ErrInvalid):
 		return exitUsage
-	case errors.Is(err, seqcache.ErrNotFound):
+	case errors.Is(err, sequence.ErrNotFound):
 		return exitNotFound
-	case errors.Is(err, seqcache.ErrExists):
+	case errors.Is(err, sequence.ErrExists):
 		return exitExists
-	case errors.Is(err, seqcache.ErrLimit):
+	case errors.Is(err, sequence.ErrLimit):
 		return exitLimit
 	}
 	return exitFailed
@@ -341,7 +340,7 @@ func isNegativeNumber(s string) bool {
 
 // nameArg parses a counter name given on the command line.
 func nameArg(s string) (string, error) {
-	name, err := seqcache.ParseName(s)
+	name, err := sequence.ParseName(s)
 	if err != nil {
 		return "", usagef("counter name %q: %v", s, err)
 	}

@@ -4,10 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/seqshim/seqshim/sequence"
 	"strings"
 	"testing"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 func TestMainHelp(t *testing.T) {
@@ -118,10 +117,10 @@ func TestCode(t *testing.T) {
 		{nil, exitOK},
 		{errors.New("boom"), exitFailed},
 		{usagef("bad"), exitUsage},
-		{fmt.Errorf("x: %w", seqcache.NotFoundError("s")), exitNotFound},
-		{seqcache.ExistsError("s"), exitExists},
-		{fmt.Errorf("x: %w", seqcache.LimitError("s", seqcache.DefaultSpec())), exitLimit},
-		{&seqcache.Error{Kind: seqcache.ErrInvalid}, exitUsage},
+		{fmt.Errorf("x: %w", sequence.NotFoundError("s")), exitNotFound},
+		{sequence.ExistsError("s"), exitExists},
+		{fmt.Errorf("x: %w", sequence.LimitError("s", sequence.DefaultSpec())), exitLimit},
+		{&sequence.Error{Kind: sequence.ErrInvalid}, exitUsage},
 		{fmt.Errorf("x: %w", errDeclined), exitFailed},
 	}
 	for _, tt := range tests {

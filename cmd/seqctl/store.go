@@ -8,12 +8,12 @@ import (
 	"net/url"
 
 	"github.com/seqshim/seqshim/internal/storeurl"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // openStoreURL opens a store by the scheme of its URL, exactly as the driver
 // does.
-func openStoreURL(ctx context.Context, rawurl string) (seqcache.Store, error) {
+func openStoreURL(ctx context.Context, rawurl string) (sequence.Store, error) {
 	st, err := storeurl.Open(ctx, rawurl)
 	if errors.Is(err, storeurl.ErrURL) {
 		return nil, usagef("store: %v", err)
@@ -23,7 +23,7 @@ func openStoreURL(ctx context.Context, rawurl string) (seqcache.Store, error) {
 
 // store opens the store of --store or $SEQSHIM_STORE. The caller closes it
 // with closeStore.
-func (a *app) store(ctx context.Context) (seqcache.Store, error) {
+func (a *app) store(ctx context.Context) (sequence.Store, error) {
 	u, err := a.storeURLOrEnv()
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func (a *app) storeURLOrEnv() (string, error) {
 	return u, nil
 }
 
-func closeStore(st seqcache.Store) {
+func closeStore(st sequence.Store) {
 	if c, ok := st.(io.Closer); ok {
 		_ = c.Close() // read-mostly use; nothing left to flush that an error could save
 	}
@@ -59,9 +59,9 @@ func closeStore(st seqcache.Store) {
 // storeErr adds to a store error what the operator can do about it.
 func (a *app) storeErr(err error, name string) error {
 	switch {
-	case errors.Is(err, seqcache.ErrNotFound):
+	case errors.Is(err, sequence.ErrNotFound):
 		return fmt.Errorf("%w ('seqctl list' shows the counters of %s)", err, redact(a.storeURLQuiet()))
-	case errors.Is(err, seqcache.ErrExists):
+	case errors.Is(err, sequence.ErrExists):
 		return fmt.Errorf("%w ('seqctl show %s' shows it)", err, name)
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%w (store %s did not answer in time)", err, redact(a.storeURLQuiet()))

@@ -4,11 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/seqshim/seqshim/sequence"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 const watchDoc = `
@@ -38,7 +37,7 @@ type watchRow struct {
 	SecondsToLimit *float64   `json:"seconds_to_limit"` // null: never at this rate, or not known yet
 	LastReserved   *time.Time `json:"last_reserved"`    // null: never
 
-	info seqcache.Info
+	info sequence.Info
 	rate *burn
 }
 
@@ -104,11 +103,11 @@ func (a *app) cmdWatch(ctx context.Context, args []string) error {
 	return nil
 }
 
-func readCounters(ctx context.Context, st seqcache.Store, names []string) ([]seqcache.Info, error) {
+func readCounters(ctx context.Context, st sequence.Store, names []string) ([]sequence.Info, error) {
 	if len(names) == 0 {
 		return st.List(ctx)
 	}
-	infos := make([]seqcache.Info, len(names))
+	infos := make([]sequence.Info, len(names))
 	for i, n := range names {
 		info, err := st.Describe(ctx, n)
 		if err != nil {
@@ -121,7 +120,7 @@ func readCounters(ctx context.Context, st seqcache.Store, names []string) ([]seq
 
 // watchRowOf computes a counter's row, measuring the rate against the oldest
 // sample within the window and recording this one.
-func watchRowOf(info seqcache.Info, now time.Time, window time.Duration, history map[string][]watchSample) watchRow {
+func watchRowOf(info sequence.Info, now time.Time, window time.Duration, history map[string][]watchSample) watchRow {
 	r := watchRow{Name: info.Name, ValuesReserved: info.ValuesReserved,
 		Remaining: info.Spec.Remaining(info.Position), info: info}
 	if v, ok := nextValue(info); ok {

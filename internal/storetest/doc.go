@@ -7,7 +7,7 @@
 // In a store's test file:
 //
 //	func TestContract(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T) seqcache.Store {
+//		storetest.Run(t, func(t *testing.T) sequence.Store {
 //			st := mystore.New(...)
 //			t.Cleanup(func() { st.Close() })
 //			return st
@@ -23,13 +23,13 @@
 //
 // # What is checked
 //
-// Every expected block, position and error is computed with seqcache's own
-// arithmetic ([seqcache.Spec.Reserve], [seqcache.Clauses.Alter],
-// [seqcache.Spec.SetVal]) from the spec and position the test tracks, and the
+// Every expected block, position and error is computed with the sequence model's own
+// arithmetic ([sequence.Spec.Reserve], [sequence.Clauses.Alter],
+// [sequence.Spec.SetVal]) from the spec and position the test tracks, and the
 // main cases are also pinned to the values PostgreSQL 15 gives for the same
-// nextval calls. Errors must be *seqcache.Error of the right kind, SQLSTATE and
+// nextval calls. Errors must be *sequence.Error of the right kind, SQLSTATE and
 // PostgreSQL message text. Release tests run only for stores that implement
-// [seqcache.Releaser].
+// [sequence.Releaser].
 //
 // Concurrency: 64 goroutines reserving directly (every value exactly once, the
 // final position and counters accounting for every block), 16 racing to

@@ -2,9 +2,8 @@ package storetest
 
 import (
 	"context"
+	"github.com/seqshim/seqshim/sequence"
 	"sync"
-
-	"github.com/seqshim/seqshim/seqcache"
 )
 
 // Operation names used by [Faulty].
@@ -26,7 +25,7 @@ const (
 // loses the response (the ambiguous case: a reserved block that must become a
 // gap). Faulty is safe for concurrent use.
 type Faulty struct {
-	store seqcache.Store
+	store sequence.Store
 
 	mu     sync.Mutex
 	down   error
@@ -41,12 +40,12 @@ type fault struct {
 }
 
 var (
-	_ seqcache.Store    = (*Faulty)(nil)
-	_ seqcache.Releaser = (*Faulty)(nil)
+	_ sequence.Store    = (*Faulty)(nil)
+	_ sequence.Releaser = (*Faulty)(nil)
 )
 
 // NewFaulty wraps st; with no fault set it forwards every call.
-func NewFaulty(st seqcache.Store) *Faulty {
+func NewFaulty(st sequence.Store) *Faulty {
 	return &Faulty{store: st, calls: map[string]int{}}
 }
 
@@ -104,56 +103,56 @@ func do[T any](f *Faulty, op string, call func() (T, error)) (T, error) {
 	return zero, q.err
 }
 
-// Reserve implements [seqcache.Reserver].
-func (f *Faulty) Reserve(ctx context.Context, name string, n int64) (seqcache.Block, error) {
-	return do(f, OpReserve, func() (seqcache.Block, error) { return f.store.Reserve(ctx, name, n) })
+// Reserve implements [sequence.Reserver].
+func (f *Faulty) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
+	return do(f, OpReserve, func() (sequence.Block, error) { return f.store.Reserve(ctx, name, n) })
 }
 
-// Release implements [seqcache.Releaser]; it answers false, nil when the
+// Release implements [sequence.Releaser]; it answers false, nil when the
 // wrapped store does not.
-func (f *Faulty) Release(ctx context.Context, name string, unused seqcache.Block) (bool, error) {
+func (f *Faulty) Release(ctx context.Context, name string, unused sequence.Block) (bool, error) {
 	return do(f, OpRelease, func() (bool, error) {
-		if r, ok := f.store.(seqcache.Releaser); ok {
+		if r, ok := f.store.(sequence.Releaser); ok {
 			return r.Release(ctx, name, unused)
 		}
 		return false, nil
 	})
 }
 
-// Create implements [seqcache.Admin].
-func (f *Faulty) Create(ctx context.Context, name string, spec seqcache.Spec, pos seqcache.Position) error {
+// Create implements [sequence.Admin].
+func (f *Faulty) Create(ctx context.Context, name string, spec sequence.Spec, pos sequence.Position) error {
 	_, err := do(f, OpCreate, func() (struct{}, error) { return struct{}{}, f.store.Create(ctx, name, spec, pos) })
 	return err
 }
 
-// Alter implements [seqcache.Admin].
-func (f *Faulty) Alter(ctx context.Context, name string, c seqcache.Clauses) (seqcache.Info, error) {
-	return do(f, OpAlter, func() (seqcache.Info, error) { return f.store.Alter(ctx, name, c) })
+// Alter implements [sequence.Admin].
+func (f *Faulty) Alter(ctx context.Context, name string, c sequence.Clauses) (sequence.Info, error) {
+	return do(f, OpAlter, func() (sequence.Info, error) { return f.store.Alter(ctx, name, c) })
 }
 
-// Rename implements [seqcache.Admin].
+// Rename implements [sequence.Admin].
 func (f *Faulty) Rename(ctx context.Context, name, newName string) error {
 	_, err := do(f, OpRename, func() (struct{}, error) { return struct{}{}, f.store.Rename(ctx, name, newName) })
 	return err
 }
 
-// Drop implements [seqcache.Admin].
+// Drop implements [sequence.Admin].
 func (f *Faulty) Drop(ctx context.Context, name string) error {
 	_, err := do(f, OpDrop, func() (struct{}, error) { return struct{}{}, f.store.Drop(ctx, name) })
 	return err
 }
 
-// Describe implements [seqcache.Admin].
-func (f *Faulty) Describe(ctx context.Context, name string) (seqcache.Info, error) {
-	return do(f, OpDescribe, func() (seqcache.Info, error) { return f.store.Describe(ctx, name) })
+// Describe implements [sequence.Admin].
+func (f *Faulty) Describe(ctx context.Context, name string) (sequence.Info, error) {
+	return do(f, OpDescribe, func() (sequence.Info, error) { return f.store.Describe(ctx, name) })
 }
 
-// List implements [seqcache.Admin].
-func (f *Faulty) List(ctx context.Context) ([]seqcache.Info, error) {
-	return do(f, OpList, func() ([]seqcache.Info, error) { return f.store.List(ctx) })
+// List implements [sequence.Admin].
+func (f *Faulty) List(ctx context.Context) ([]sequence.Info, error) {
+	return do(f, OpList, func() ([]sequence.Info, error) { return f.store.List(ctx) })
 }
 
-// SetVal implements [seqcache.Admin].
-func (f *Faulty) SetVal(ctx context.Context, name string, value int64, isCalled bool) (seqcache.Info, error) {
-	return do(f, OpSetVal, func() (seqcache.Info, error) { return f.store.SetVal(ctx, name, value, isCalled) })
+// SetVal implements [sequence.Admin].
+func (f *Faulty) SetVal(ctx context.Context, name string, value int64, isCalled bool) (sequence.Info, error) {
+	return do(f, OpSetVal, func() (sequence.Info, error) { return f.store.SetVal(ctx, name, value, isCalled) })
 }

@@ -6,19 +6,19 @@ import (
 
 	"github.com/seqshim/seqshim/internal/storetest"
 	"github.com/seqshim/seqshim/memstore"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // TestFaultyContract: with no fault set, Faulty is a transparent store.
 func TestFaultyContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) seqcache.Store { return storetest.NewFaulty(memstore.New()) })
+	storetest.Run(t, func(t *testing.T) sequence.Store { return storetest.NewFaulty(memstore.New()) })
 }
 
 func TestFaulty(t *testing.T) {
 	ctx := t.Context()
 	mem := memstore.New()
 	f := storetest.NewFaulty(mem)
-	if err := f.Create(ctx, "s", seqcache.DefaultSpec(), seqcache.DefaultSpec().Initial()); err != nil {
+	if err := f.Create(ctx, "s", sequence.DefaultSpec(), sequence.DefaultSpec().Initial()); err != nil {
 		t.Fatal(err)
 	}
 	boom := errors.New("boom")

@@ -13,16 +13,17 @@ import (
 	"time"
 
 	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // Run runs the whole store contract against the stores open returns. See the
 // package documentation for what open may return.
-func Run(t *testing.T, open func(t *testing.T) seqcache.Store) {
+func Run(t *testing.T, open func(t *testing.T) sequence.Store) {
 	t.Helper()
 	n := newNamer(t)
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, st seqcache.Store, n namer)
+		fn   func(t *testing.T, st sequence.Store, n namer)
 	}{
 		{"Create", testCreate},
 		{"Describe", testDescribe},
@@ -73,18 +74,18 @@ func (n namer) rel(base string) string {
 
 // name returns the canonical name of relation base in schema public.
 func (n namer) name(base string) string {
-	return seqcache.FormatName(seqcache.DefaultSchema, n.rel(base))
+	return sequence.FormatName(sequence.DefaultSchema, n.rel(base))
 }
 
 // model is what the test knows a stored sequence must be: every expectation
-// comes from seqcache's arithmetic applied to it.
+// comes from the sequence model's arithmetic applied to it.
 type model struct {
 	name string
-	spec seqcache.Spec
-	pos  seqcache.Position
+	spec sequence.Spec
+	pos  sequence.Position
 }
 
-func (m *model) reserve(n int64) (seqcache.Block, error) {
+func (m *model) reserve(n int64) (sequence.Block, error) {
 	b, pos, err := m.spec.Reserve(m.name, m.pos, n)
 	if err == nil {
 		m.pos = pos
@@ -93,7 +94,7 @@ func (m *model) reserve(n int64) (seqcache.Block, error) {
 }
 
 // create creates name from CREATE SEQUENCE clauses and returns its model.
-func create(t *testing.T, st seqcache.Store, name string, c seqcache.Clauses) *model {
+func create(t *testing.T, st sequence.Store, name string, c sequence.Clauses) *model {
 	t.Helper()
 	spec, pos, err := c.Create()
 	if err != nil {
@@ -107,7 +108,7 @@ func create(t *testing.T, st seqcache.Store, name string, c seqcache.Clauses) *m
 
 // reserveModel reserves n values of m.name in st and checks the block (or
 // error) against the model.
-func reserveModel(t *testing.T, st seqcache.Store, m *model, n int64) (seqcache.Block, error) {
+func reserveModel(t *testing.T, st sequence.Store, m *model, n int64) (sequence.Block, error) {
 	t.Helper()
 	want, wantErr := m.reserve(n)
 	got, err := st.Reserve(t.Context(), m.name, n)
@@ -124,20 +125,20 @@ func reserveModel(t *testing.T, st seqcache.Store, m *model, n int64) (seqcache.
 	return got, nil
 }
 
-// checkError checks that err is a *seqcache.Error equal to want (kind,
+// checkError checks that err is a *sequence.Error equal to want (kind,
 // SQLSTATE and message).
 func checkError(t *testing.T, op string, err, want error) {
 	t.Helper()
-	var w *seqcache.Error
+	var w *sequence.Error
 	if !errors.As(want, &w) {
-		t.Fatalf("bad test: %v is not a *seqcache.Error", want)
+		t.Fatalf("bad test: %v is not a *sequence.Error", want)
 	}
 	if err == nil {
 		t.Fatalf("%s: no error, want %q", op, w.Message)
 	}
-	var e *seqcache.Error
+	var e *sequence.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("%s: error %v (%T) is not a *seqcache.Error", op, err, err)
+		t.Fatalf("%s: error %v (%T) is not a *sequence.Error", op, err, err)
 	}
 	if !errors.Is(err, w.Kind) {
 		t.Errorf("%s: errors.Is(%v, %v) = false", op, err, w.Kind)
@@ -148,7 +149,7 @@ func checkError(t *testing.T, op string, err, want error) {
 }
 
 // describe returns Describe(name) and checks it against the model.
-func describe(t *testing.T, st seqcache.Store, m *model) seqcache.Info {
+func describe(t *testing.T, st sequence.Store, m *model) sequence.Info {
 	t.Helper()
 	info, err := st.Describe(t.Context(), m.name)
 	if err != nil {
@@ -161,16 +162,16 @@ func describe(t *testing.T, st seqcache.Store, m *model) seqcache.Info {
 	return info
 }
 
-func testCreate(t *testing.T, st seqcache.Store, n namer) {
+func testCreate(t *testing.T, st sequence.Store, n namer) {
 	ctx := t.Context()
 	name := n.name("s")
-	m := create(t, st, name, seqcache.Clauses{MaxValue: seqcache.Int64(10)})
+	m := create(t, st, name, sequence.Clauses{MaxValue: sequence.Int64(10)})
 
 	// A second CREATE fails with PostgreSQL's error and changes nothing.
-	other := seqcache.DefaultSpec()
+	other := sequence.DefaultSpec()
 	err := st.Create(ctx, name, other, other.Initial())
-	checkError(t, "second Create", err, seqcache.ExistsError(name))
-	if !errors.Is(err, seqcache.ErrExists) {
+	checkError(t, "second Create", err, sequence.ExistsError(name))
+	if !errors.Is(err, sequence.ErrExists) {
 		t.Errorf("second Create: errors.Is(err, ErrExists) = false")
 	}
 	if want := `relation "` + n.rel("s") + `" already exists`; err.Error() != want {
@@ -181,8 +182,8 @@ func testCreate(t *testing.T, st seqcache.Store, n namer) {
 	// Create at a given position (seqctl import): the next value follows it.
 	for _, called := range []bool{true, false} {
 		name := n.name(fmt.Sprintf("at_%v", called))
-		spec := seqcache.DefaultSpec()
-		pos := seqcache.Position{Last: 7, Called: called}
+		spec := sequence.DefaultSpec()
+		pos := sequence.Position{Last: 7, Called: called}
 		if err := st.Create(ctx, name, spec, pos); err != nil {
 			t.Fatal(err)
 		}
@@ -195,11 +196,11 @@ func testCreate(t *testing.T, st seqcache.Store, n namer) {
 	}
 }
 
-func testDescribe(t *testing.T, st seqcache.Store, n namer) {
-	m := create(t, st, n.name("d"), seqcache.Clauses{
-		Type: seqcache.TypeOf(seqcache.Integer), Increment: seqcache.Int64(-3),
-		MinValue: seqcache.Int64(-100), MaxValue: seqcache.Int64(100), Start: seqcache.Int64(50),
-		Cache: seqcache.Int64(20), Cycle: seqcache.Bool(true),
+func testDescribe(t *testing.T, st sequence.Store, n namer) {
+	m := create(t, st, n.name("d"), sequence.Clauses{
+		Type: sequence.TypeOf(sequence.Integer), Increment: sequence.Int64(-3),
+		MinValue: sequence.Int64(-100), MaxValue: sequence.Int64(100), Start: sequence.Int64(50),
+		Cache: sequence.Int64(20), Cycle: sequence.Bool(true),
 	})
 	info := describe(t, st, m)
 	if info.Reservations != 0 || info.ValuesReserved != 0 || !info.LastReserved.IsZero() {
@@ -209,16 +210,16 @@ func testDescribe(t *testing.T, st seqcache.Store, n namer) {
 	describe(t, st, m)
 
 	_, err := st.Describe(t.Context(), n.name("missing"))
-	checkError(t, "Describe(missing)", err, seqcache.NotFoundError(n.name("missing")))
+	checkError(t, "Describe(missing)", err, sequence.NotFoundError(n.name("missing")))
 }
 
-func testList(t *testing.T, st seqcache.Store, n namer) {
+func testList(t *testing.T, st sequence.Store, n namer) {
 	ctx := t.Context()
 	// Created out of order; List must return them by name.
 	bases := []string{"c", "a", "b"}
 	models := map[string]*model{}
 	for i, b := range bases {
-		m := create(t, st, n.name(b), seqcache.Clauses{Start: seqcache.Int64(int64(10 * (i + 1)))})
+		m := create(t, st, n.name(b), sequence.Clauses{Start: sequence.Int64(int64(10 * (i + 1)))})
 		reserveModel(t, st, m, int64(i+1))
 		models[m.name] = m
 	}
@@ -254,52 +255,52 @@ func testList(t *testing.T, st seqcache.Store, n namer) {
 // limit says the call after the last fails with the min/max error.
 type reserveCase struct {
 	name  string
-	c     seqcache.Clauses
+	c     sequence.Clauses
 	ns    []int64
-	want  []seqcache.Block
+	want  []sequence.Block
 	limit bool
 }
 
 func reserveCases() []reserveCase {
-	i64 := seqcache.Int64
-	blk := func(first, step, count int64) seqcache.Block {
-		return seqcache.Block{First: first, Step: step, Count: count}
+	i64 := sequence.Int64
+	blk := func(first, step, count int64) sequence.Block {
+		return sequence.Block{First: first, Step: step, Count: count}
 	}
 	return []reserveCase{
-		{name: "default", ns: []int64{1, 3, 10}, want: []seqcache.Block{blk(1, 1, 1), blk(2, 1, 3), blk(5, 1, 10)}},
-		{name: "increment5", c: seqcache.Clauses{Increment: i64(5), Start: i64(10)},
-			ns: []int64{2, 3}, want: []seqcache.Block{blk(10, 5, 2), blk(20, 5, 3)}},
-		{name: "descending", c: seqcache.Clauses{Increment: i64(-1)},
-			ns: []int64{3, 2}, want: []seqcache.Block{blk(-1, -1, 3), blk(-4, -1, 2)}},
-		{name: "descending_to_min", c: seqcache.Clauses{Increment: i64(-3), MinValue: i64(-10), MaxValue: i64(0)},
-			ns: []int64{3, 5}, want: []seqcache.Block{blk(0, -3, 3), blk(-9, -3, 1)}, limit: true},
-		{name: "truncated_at_max", c: seqcache.Clauses{MaxValue: i64(10)},
-			ns: []int64{4, 4, 4}, want: []seqcache.Block{blk(1, 1, 4), blk(5, 1, 4), blk(9, 1, 2)}, limit: true},
-		{name: "step3_to_max", c: seqcache.Clauses{Increment: i64(3), MaxValue: i64(10)},
-			ns: []int64{10}, want: []seqcache.Block{blk(1, 3, 4)}, limit: true},
-		{name: "cycle_up", c: seqcache.Clauses{MaxValue: i64(5), Cycle: seqcache.Bool(true)},
-			ns: []int64{3, 3, 3}, want: []seqcache.Block{blk(1, 1, 3), blk(4, 1, 2), blk(1, 1, 3)}},
-		{name: "cycle_down", c: seqcache.Clauses{Increment: i64(-2), MinValue: i64(1), MaxValue: i64(9), Cycle: seqcache.Bool(true)},
-			ns: []int64{4, 4, 4}, want: []seqcache.Block{blk(9, -2, 4), blk(1, -2, 1), blk(9, -2, 4)}},
-		{name: "cycle_to_min_not_start", c: seqcache.Clauses{MinValue: i64(3), MaxValue: i64(5), Start: i64(4), Cycle: seqcache.Bool(true)},
-			ns: []int64{5, 5}, want: []seqcache.Block{blk(4, 1, 2), blk(3, 1, 3)}},
-		{name: "smallint_max", c: seqcache.Clauses{Type: seqcache.TypeOf(seqcache.Smallint), Start: i64(32765)},
-			ns: []int64{100}, want: []seqcache.Block{blk(32765, 1, 3)}, limit: true},
-		{name: "smallint_descending", c: seqcache.Clauses{Type: seqcache.TypeOf(seqcache.Smallint), Increment: i64(-1), Start: i64(-32766)},
-			ns: []int64{5}, want: []seqcache.Block{blk(-32766, -1, 3)}, limit: true},
-		{name: "bigint_max", c: seqcache.Clauses{Start: i64(math.MaxInt64 - 2)},
-			ns: []int64{10}, want: []seqcache.Block{blk(math.MaxInt64-2, 1, 3)}, limit: true},
-		{name: "bigint_min", c: seqcache.Clauses{Increment: i64(-1), MinValue: i64(math.MinInt64), Start: i64(math.MinInt64 + 2)},
-			ns: []int64{10}, want: []seqcache.Block{blk(math.MinInt64+2, -1, 3)}, limit: true},
-		{name: "huge_increment", c: seqcache.Clauses{Increment: i64(1 << 62)},
-			ns: []int64{5}, want: []seqcache.Block{blk(1, 1<<62, 2)}, limit: true},
-		{name: "cycle_at_int64_max", c: seqcache.Clauses{Start: i64(math.MaxInt64 - 1), Cycle: seqcache.Bool(true)},
-			ns: []int64{5, 2}, want: []seqcache.Block{blk(math.MaxInt64-1, 1, 2), blk(1, 1, 2)}},
-		{name: "large_block", ns: []int64{1 << 40, 1}, want: []seqcache.Block{blk(1, 1, 1<<40), blk(1<<40+1, 1, 1)}},
+		{name: "default", ns: []int64{1, 3, 10}, want: []sequence.Block{blk(1, 1, 1), blk(2, 1, 3), blk(5, 1, 10)}},
+		{name: "increment5", c: sequence.Clauses{Increment: i64(5), Start: i64(10)},
+			ns: []int64{2, 3}, want: []sequence.Block{blk(10, 5, 2), blk(20, 5, 3)}},
+		{name: "descending", c: sequence.Clauses{Increment: i64(-1)},
+			ns: []int64{3, 2}, want: []sequence.Block{blk(-1, -1, 3), blk(-4, -1, 2)}},
+		{name: "descending_to_min", c: sequence.Clauses{Increment: i64(-3), MinValue: i64(-10), MaxValue: i64(0)},
+			ns: []int64{3, 5}, want: []sequence.Block{blk(0, -3, 3), blk(-9, -3, 1)}, limit: true},
+		{name: "truncated_at_max", c: sequence.Clauses{MaxValue: i64(10)},
+			ns: []int64{4, 4, 4}, want: []sequence.Block{blk(1, 1, 4), blk(5, 1, 4), blk(9, 1, 2)}, limit: true},
+		{name: "step3_to_max", c: sequence.Clauses{Increment: i64(3), MaxValue: i64(10)},
+			ns: []int64{10}, want: []sequence.Block{blk(1, 3, 4)}, limit: true},
+		{name: "cycle_up", c: sequence.Clauses{MaxValue: i64(5), Cycle: sequence.Bool(true)},
+			ns: []int64{3, 3, 3}, want: []sequence.Block{blk(1, 1, 3), blk(4, 1, 2), blk(1, 1, 3)}},
+		{name: "cycle_down", c: sequence.Clauses{Increment: i64(-2), MinValue: i64(1), MaxValue: i64(9), Cycle: sequence.Bool(true)},
+			ns: []int64{4, 4, 4}, want: []sequence.Block{blk(9, -2, 4), blk(1, -2, 1), blk(9, -2, 4)}},
+		{name: "cycle_to_min_not_start", c: sequence.Clauses{MinValue: i64(3), MaxValue: i64(5), Start: i64(4), Cycle: sequence.Bool(true)},
+			ns: []int64{5, 5}, want: []sequence.Block{blk(4, 1, 2), blk(3, 1, 3)}},
+		{name: "smallint_max", c: sequence.Clauses{Type: sequence.TypeOf(sequence.Smallint), Start: i64(32765)},
+			ns: []int64{100}, want: []sequence.Block{blk(32765, 1, 3)}, limit: true},
+		{name: "smallint_descending", c: sequence.Clauses{Type: sequence.TypeOf(sequence.Smallint), Increment: i64(-1), Start: i64(-32766)},
+			ns: []int64{5}, want: []sequence.Block{blk(-32766, -1, 3)}, limit: true},
+		{name: "bigint_max", c: sequence.Clauses{Start: i64(math.MaxInt64 - 2)},
+			ns: []int64{10}, want: []sequence.Block{blk(math.MaxInt64-2, 1, 3)}, limit: true},
+		{name: "bigint_min", c: sequence.Clauses{Increment: i64(-1), MinValue: i64(math.MinInt64), Start: i64(math.MinInt64 + 2)},
+			ns: []int64{10}, want: []sequence.Block{blk(math.MinInt64+2, -1, 3)}, limit: true},
+		{name: "huge_increment", c: sequence.Clauses{Increment: i64(1 << 62)},
+			ns: []int64{5}, want: []sequence.Block{blk(1, 1<<62, 2)}, limit: true},
+		{name: "cycle_at_int64_max", c: sequence.Clauses{Start: i64(math.MaxInt64 - 1), Cycle: sequence.Bool(true)},
+			ns: []int64{5, 2}, want: []sequence.Block{blk(math.MaxInt64-1, 1, 2), blk(1, 1, 2)}},
+		{name: "large_block", ns: []int64{1 << 40, 1}, want: []sequence.Block{blk(1, 1, 1<<40), blk(1<<40+1, 1, 1)}},
 	}
 }
 
-func testReserve(t *testing.T, st seqcache.Store, n namer) {
+func testReserve(t *testing.T, st sequence.Store, n namer) {
 	for _, tc := range reserveCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			m := create(t, st, n.name(tc.name), tc.c)
@@ -314,7 +315,7 @@ func testReserve(t *testing.T, st seqcache.Store, n namer) {
 			}
 			before := m.pos
 			_, err := reserveModel(t, st, m, 1)
-			if !errors.Is(err, seqcache.ErrLimit) {
+			if !errors.Is(err, sequence.ErrLimit) {
 				t.Fatalf("Reserve past the bound: %v, want ErrLimit", err)
 			}
 			word, bound := "maximum", m.spec.Max
@@ -335,33 +336,33 @@ func testReserve(t *testing.T, st seqcache.Store, n namer) {
 	}
 }
 
-func testReserveNotFound(t *testing.T, st seqcache.Store, n namer) {
-	for _, name := range []string{n.name("missing"), seqcache.FormatName("app", n.rel("missing"))} {
+func testReserveNotFound(t *testing.T, st sequence.Store, n namer) {
+	for _, name := range []string{n.name("missing"), sequence.FormatName("app", n.rel("missing"))} {
 		_, err := st.Reserve(t.Context(), name, 10)
-		checkError(t, "Reserve(missing)", err, seqcache.NotFoundError(name))
+		checkError(t, "Reserve(missing)", err, sequence.NotFoundError(name))
 	}
 	// PostgreSQL names a missing relation with its schema if one was given.
-	_, err := st.Reserve(t.Context(), seqcache.FormatName("app", n.rel("x")), 1)
+	_, err := st.Reserve(t.Context(), sequence.FormatName("app", n.rel("x")), 1)
 	if want := `relation "app.` + n.rel("x") + `" does not exist`; err == nil || err.Error() != want {
 		t.Errorf("Reserve(app.x) error %v, want %q", err, want)
 	}
 }
 
-func testSetVal(t *testing.T, st seqcache.Store, n namer) {
+func testSetVal(t *testing.T, st sequence.Store, n namer) {
 	ctx := t.Context()
 	tests := []struct {
 		name     string
-		c        seqcache.Clauses
+		c        sequence.Clauses
 		value    int64
 		isCalled bool
 		next     int64 // first value of the next Reserve, as PostgreSQL's nextval; 0: limit error
 	}{
 		{name: "called", value: 42, isCalled: true, next: 43},
 		{name: "not_called", value: 42, isCalled: false, next: 42},
-		{name: "at_max", c: seqcache.Clauses{MaxValue: seqcache.Int64(50)}, value: 50, isCalled: true},
-		{name: "at_max_not_called", c: seqcache.Clauses{MaxValue: seqcache.Int64(50)}, value: 50, next: 50},
-		{name: "at_max_cycle", c: seqcache.Clauses{MaxValue: seqcache.Int64(50), Cycle: seqcache.Bool(true)}, value: 50, isCalled: true, next: 1},
-		{name: "descending", c: seqcache.Clauses{Increment: seqcache.Int64(-5)}, value: -42, isCalled: true, next: -47},
+		{name: "at_max", c: sequence.Clauses{MaxValue: sequence.Int64(50)}, value: 50, isCalled: true},
+		{name: "at_max_not_called", c: sequence.Clauses{MaxValue: sequence.Int64(50)}, value: 50, next: 50},
+		{name: "at_max_cycle", c: sequence.Clauses{MaxValue: sequence.Int64(50), Cycle: sequence.Bool(true)}, value: 50, isCalled: true, next: 1},
+		{name: "descending", c: sequence.Clauses{Increment: sequence.Int64(-5)}, value: -42, isCalled: true, next: -47},
 		{name: "backwards", value: 2, isCalled: true, next: 3},
 	}
 	for _, tc := range tests {
@@ -387,7 +388,7 @@ func testSetVal(t *testing.T, st seqcache.Store, n namer) {
 			describe(t, st, m)
 			b, err := reserveModel(t, st, m, 3)
 			if tc.next == 0 {
-				if !errors.Is(err, seqcache.ErrLimit) {
+				if !errors.Is(err, sequence.ErrLimit) {
 					t.Errorf("Reserve after setval: %v, want ErrLimit", err)
 				}
 			} else if b.First != tc.next {
@@ -397,13 +398,13 @@ func testSetVal(t *testing.T, st seqcache.Store, n namer) {
 	}
 
 	t.Run("out_of_bounds", func(t *testing.T) {
-		m := create(t, st, n.name("oob"), seqcache.Clauses{})
+		m := create(t, st, n.name("oob"), sequence.Clauses{})
 		reserveModel(t, st, m, 2)
 		for _, v := range []int64{0, -1, math.MinInt64} {
 			_, err := st.SetVal(ctx, m.name, v, true)
 			_, want := m.spec.SetVal(m.name, v, true)
 			checkError(t, fmt.Sprintf("SetVal(%d)", v), err, want)
-			if !errors.Is(err, seqcache.ErrInvalid) {
+			if !errors.Is(err, sequence.ErrInvalid) {
 				t.Errorf("SetVal(%d): errors.Is(err, ErrInvalid) = false", v)
 			}
 		}
@@ -412,7 +413,7 @@ func testSetVal(t *testing.T, st seqcache.Store, n namer) {
 		if err == nil || err.Error() != wantMsg {
 			t.Errorf("SetVal(0) error %v, want %q", err, wantMsg)
 		}
-		var e *seqcache.Error
+		var e *sequence.Error
 		if !errors.As(err, &e) || e.Code != "22003" {
 			t.Errorf("SetVal(0) error code: %v, want 22003", err)
 		}
@@ -422,38 +423,38 @@ func testSetVal(t *testing.T, st seqcache.Store, n namer) {
 
 	t.Run("not_found", func(t *testing.T) {
 		_, err := st.SetVal(ctx, n.name("missing"), 5, true)
-		checkError(t, "SetVal(missing)", err, seqcache.NotFoundError(n.name("missing")))
+		checkError(t, "SetVal(missing)", err, sequence.NotFoundError(n.name("missing")))
 	})
 }
 
-func testAlter(t *testing.T, st seqcache.Store, n namer) {
+func testAlter(t *testing.T, st sequence.Store, n namer) {
 	ctx := t.Context()
-	i64 := seqcache.Int64
+	i64 := sequence.Int64
 	tests := []struct {
 		name    string
-		c       seqcache.Clauses // CREATE
+		c       sequence.Clauses // CREATE
 		setval  int64            // if not 0, setval(s, setval) after the first Reserve
-		alter   seqcache.Clauses
+		alter   sequence.Clauses
 		wantErr string // PostgreSQL's error for the ALTER, if any
 		next    int64  // first value of the Reserve after the ALTER, as PostgreSQL's nextval
 	}{
-		{name: "restart", alter: seqcache.Clauses{Restart: true}, next: 1},
-		{name: "restart_with", alter: seqcache.Clauses{RestartAt: i64(100)}, next: 100},
-		{name: "restart_start", c: seqcache.Clauses{Start: i64(20)}, alter: seqcache.Clauses{Start: i64(7), Restart: true}, next: 7},
-		{name: "start_only", alter: seqcache.Clauses{Start: i64(7)}, next: 6},
-		{name: "increment", alter: seqcache.Clauses{Increment: i64(10)}, next: 15},
-		{name: "increment_negative", alter: seqcache.Clauses{Increment: i64(-2)}, next: 3},
-		{name: "type_smallint", alter: seqcache.Clauses{Type: seqcache.TypeOf(seqcache.Smallint)}, next: 6},
-		{name: "type_too_small", setval: 40000, alter: seqcache.Clauses{Type: seqcache.TypeOf(seqcache.Smallint)},
+		{name: "restart", alter: sequence.Clauses{Restart: true}, next: 1},
+		{name: "restart_with", alter: sequence.Clauses{RestartAt: i64(100)}, next: 100},
+		{name: "restart_start", c: sequence.Clauses{Start: i64(20)}, alter: sequence.Clauses{Start: i64(7), Restart: true}, next: 7},
+		{name: "start_only", alter: sequence.Clauses{Start: i64(7)}, next: 6},
+		{name: "increment", alter: sequence.Clauses{Increment: i64(10)}, next: 15},
+		{name: "increment_negative", alter: sequence.Clauses{Increment: i64(-2)}, next: 3},
+		{name: "type_smallint", alter: sequence.Clauses{Type: sequence.TypeOf(sequence.Smallint)}, next: 6},
+		{name: "type_too_small", setval: 40000, alter: sequence.Clauses{Type: sequence.TypeOf(sequence.Smallint)},
 			wantErr: "RESTART value (40000) cannot be greater than MAXVALUE (32767)", next: 40001},
-		{name: "max_below_current", alter: seqcache.Clauses{MaxValue: i64(3)},
+		{name: "max_below_current", alter: sequence.Clauses{MaxValue: i64(3)},
 			wantErr: "RESTART value (5) cannot be greater than MAXVALUE (3)", next: 6},
-		{name: "restart_below_min", alter: seqcache.Clauses{RestartAt: i64(0)},
+		{name: "restart_below_min", alter: sequence.Clauses{RestartAt: i64(0)},
 			wantErr: "RESTART value (0) cannot be less than MINVALUE (1)", next: 6},
-		{name: "increment_zero", alter: seqcache.Clauses{Increment: i64(0)},
+		{name: "increment_zero", alter: sequence.Clauses{Increment: i64(0)},
 			wantErr: "INCREMENT must not be zero", next: 6},
-		{name: "cycle_on", c: seqcache.Clauses{MaxValue: i64(5)}, alter: seqcache.Clauses{Cycle: seqcache.Bool(true)}, next: 1},
-		{name: "max_raised", c: seqcache.Clauses{MaxValue: i64(5)}, alter: seqcache.Clauses{NoMaxValue: true}, next: 6},
+		{name: "cycle_on", c: sequence.Clauses{MaxValue: i64(5)}, alter: sequence.Clauses{Cycle: sequence.Bool(true)}, next: 1},
+		{name: "max_raised", c: sequence.Clauses{MaxValue: i64(5)}, alter: sequence.Clauses{NoMaxValue: true}, next: 6},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -463,7 +464,7 @@ func testAlter(t *testing.T, st seqcache.Store, n namer) {
 				if _, err := st.SetVal(ctx, m.name, tc.setval, true); err != nil {
 					t.Fatal(err)
 				}
-				m.pos = seqcache.Position{Last: tc.setval, Called: true}
+				m.pos = sequence.Position{Last: tc.setval, Called: true}
 			}
 			before := describe(t, st, m)
 			spec, pos, wantErr := tc.alter.Alter(m.spec, m.pos)
@@ -476,7 +477,7 @@ func testAlter(t *testing.T, st seqcache.Store, n namer) {
 				describe(t, st, m) // unchanged
 			} else {
 				if tc.wantErr != "" {
-					t.Fatalf("bad test: seqcache accepts the ALTER PostgreSQL rejects with %q", tc.wantErr)
+					t.Fatalf("bad test: the sequence model accepts the ALTER PostgreSQL rejects with %q", tc.wantErr)
 				}
 				if err != nil {
 					t.Fatalf("Alter: %v", err)
@@ -498,15 +499,15 @@ func testAlter(t *testing.T, st seqcache.Store, n namer) {
 		})
 	}
 	t.Run("not_found", func(t *testing.T) {
-		_, err := st.Alter(ctx, n.name("missing"), seqcache.Clauses{Restart: true})
-		checkError(t, "Alter(missing)", err, seqcache.NotFoundError(n.name("missing")))
+		_, err := st.Alter(ctx, n.name("missing"), sequence.Clauses{Restart: true})
+		checkError(t, "Alter(missing)", err, sequence.NotFoundError(n.name("missing")))
 	})
 }
 
-func testRename(t *testing.T, st seqcache.Store, n namer) {
+func testRename(t *testing.T, st sequence.Store, n namer) {
 	ctx := t.Context()
 	a, b, c := n.name("a"), n.name("b"), n.name("c")
-	m := create(t, st, a, seqcache.Clauses{Increment: seqcache.Int64(2)})
+	m := create(t, st, a, sequence.Clauses{Increment: sequence.Int64(2)})
 	first, _ := reserveModel(t, st, m, 5)
 	before := describe(t, st, m)
 
@@ -514,9 +515,9 @@ func testRename(t *testing.T, st seqcache.Store, n namer) {
 		t.Fatalf("Rename: %v", err)
 	}
 	_, err := st.Reserve(ctx, a, 1)
-	checkError(t, "Reserve(old name)", err, seqcache.NotFoundError(a))
+	checkError(t, "Reserve(old name)", err, sequence.NotFoundError(a))
 	_, err = st.Describe(ctx, a)
-	checkError(t, "Describe(old name)", err, seqcache.NotFoundError(a))
+	checkError(t, "Describe(old name)", err, sequence.NotFoundError(a))
 
 	m.name = b
 	info := describe(t, st, m)
@@ -529,38 +530,38 @@ func testRename(t *testing.T, st seqcache.Store, n namer) {
 	}
 
 	// Rename onto an existing name, or of a missing one, changes nothing.
-	mc := create(t, st, c, seqcache.Clauses{})
-	checkError(t, "Rename onto existing", st.Rename(ctx, b, c), seqcache.ExistsError(c))
-	checkError(t, "Rename missing", st.Rename(ctx, a, n.name("d")), seqcache.NotFoundError(a))
+	mc := create(t, st, c, sequence.Clauses{})
+	checkError(t, "Rename onto existing", st.Rename(ctx, b, c), sequence.ExistsError(c))
+	checkError(t, "Rename missing", st.Rename(ctx, a, n.name("d")), sequence.NotFoundError(a))
 	describe(t, st, m)
 	describe(t, st, mc)
-	if _, err := st.Describe(ctx, n.name("d")); !errors.Is(err, seqcache.ErrNotFound) {
+	if _, err := st.Describe(ctx, n.name("d")); !errors.Is(err, sequence.ErrNotFound) {
 		t.Errorf("failed Rename created its target: %v", err)
 	}
 
 	// A name freed by a rename can be created afresh; the renamed sequence is
 	// unaffected.
-	ma := create(t, st, a, seqcache.Clauses{})
+	ma := create(t, st, a, sequence.Clauses{})
 	reserveModel(t, st, ma, 1)
 	reserveModel(t, st, m, 1)
 }
 
-func testDrop(t *testing.T, st seqcache.Store, n namer) {
+func testDrop(t *testing.T, st sequence.Store, n namer) {
 	ctx := t.Context()
 	name := n.name("s")
-	m := create(t, st, name, seqcache.Clauses{})
+	m := create(t, st, name, sequence.Clauses{})
 	reserveModel(t, st, m, 10)
 	if err := st.Drop(ctx, name); err != nil {
 		t.Fatalf("Drop: %v", err)
 	}
 	// A dropped sequence never silently restarts at zero (or anywhere).
 	_, err := st.Reserve(ctx, name, 1)
-	checkError(t, "Reserve after Drop", err, seqcache.NotFoundError(name))
+	checkError(t, "Reserve after Drop", err, sequence.NotFoundError(name))
 	_, err = st.Describe(ctx, name)
-	checkError(t, "Describe after Drop", err, seqcache.NotFoundError(name))
+	checkError(t, "Describe after Drop", err, sequence.NotFoundError(name))
 	_, err = st.SetVal(ctx, name, 5, true)
-	checkError(t, "SetVal after Drop", err, seqcache.NotFoundError(name))
-	checkError(t, "second Drop", st.Drop(ctx, name), seqcache.NotFoundError(name))
+	checkError(t, "SetVal after Drop", err, sequence.NotFoundError(name))
+	checkError(t, "second Drop", st.Drop(ctx, name), sequence.NotFoundError(name))
 	infos, err := st.List(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -571,17 +572,17 @@ func testDrop(t *testing.T, st seqcache.Store, n namer) {
 		}
 	}
 	// Created again, it starts from its new START.
-	m = create(t, st, name, seqcache.Clauses{Start: seqcache.Int64(100)})
+	m = create(t, st, name, sequence.Clauses{Start: sequence.Int64(100)})
 	reserveModel(t, st, m, 1)
 }
 
-func testRelease(t *testing.T, st seqcache.Store, n namer) {
-	r, ok := st.(seqcache.Releaser)
+func testRelease(t *testing.T, st sequence.Store, n namer) {
+	r, ok := st.(sequence.Releaser)
 	if !ok {
-		t.Skipf("%T does not implement seqcache.Releaser", st)
+		t.Skipf("%T does not implement sequence.Releaser", st)
 	}
 	ctx := t.Context()
-	release := func(t *testing.T, m *model, unused seqcache.Block, want bool) {
+	release := func(t *testing.T, m *model, unused sequence.Block, want bool) {
 		t.Helper()
 		ok, err := r.Release(ctx, m.name, unused)
 		if err != nil {
@@ -591,7 +592,7 @@ func testRelease(t *testing.T, st seqcache.Store, n namer) {
 			t.Fatalf("Release(%+v) = %v, want %v", unused, ok, want)
 		}
 		if pos, allowed := m.spec.Release(m.pos, unused); allowed != want {
-			t.Fatalf("bad test: seqcache says Release(%+v) at %+v is %v", unused, m.pos, allowed)
+			t.Fatalf("bad test: the sequence model says Release(%+v) at %+v is %v", unused, m.pos, allowed)
 		} else {
 			m.pos = pos
 		}
@@ -599,7 +600,7 @@ func testRelease(t *testing.T, st seqcache.Store, n namer) {
 	}
 
 	t.Run("accepted", func(t *testing.T) {
-		m := create(t, st, n.name("acc"), seqcache.Clauses{Increment: seqcache.Int64(3)})
+		m := create(t, st, n.name("acc"), sequence.Clauses{Increment: sequence.Int64(3)})
 		b, _ := reserveModel(t, st, m, 10)
 		release(t, m, b.Tail(4), true)
 		got, _ := reserveModel(t, st, m, 10)
@@ -608,7 +609,7 @@ func testRelease(t *testing.T, st seqcache.Store, n namer) {
 		}
 	})
 	t.Run("refused_after_reservation", func(t *testing.T) {
-		m := create(t, st, n.name("ref"), seqcache.Clauses{})
+		m := create(t, st, n.name("ref"), sequence.Clauses{})
 		b, _ := reserveModel(t, st, m, 10)
 		reserveModel(t, st, m, 10) // someone else reserved after b
 		release(t, m, b.Tail(5), false)
@@ -620,7 +621,7 @@ func testRelease(t *testing.T, st seqcache.Store, n namer) {
 	t.Run("chained", func(t *testing.T) {
 		// A cache closing with an active block (tail 6..10) and a standby
 		// block (11..20) hands back the standby first, then the tail.
-		m := create(t, st, n.name("chain"), seqcache.Clauses{})
+		m := create(t, st, n.name("chain"), sequence.Clauses{})
 		active, _ := reserveModel(t, st, m, 10)
 		standby, _ := reserveModel(t, st, m, 10)
 		release(t, m, standby, true)
@@ -631,31 +632,31 @@ func testRelease(t *testing.T, st seqcache.Store, n namer) {
 		}
 	})
 	t.Run("refused_wrong_tail", func(t *testing.T) {
-		m := create(t, st, n.name("wrong"), seqcache.Clauses{})
+		m := create(t, st, n.name("wrong"), sequence.Clauses{})
 		b, _ := reserveModel(t, st, m, 10)
 		// Not the end of the last block, a different step, an empty block.
-		release(t, m, seqcache.Block{First: 3, Step: 1, Count: 3}, false)
-		release(t, m, seqcache.Block{First: b.Value(5), Step: 2, Count: 3}, false)
-		release(t, m, seqcache.Block{Step: 1}, false)
+		release(t, m, sequence.Block{First: 3, Step: 1, Count: 3}, false)
+		release(t, m, sequence.Block{First: b.Value(5), Step: 2, Count: 3}, false)
+		release(t, m, sequence.Block{Step: 1}, false)
 		reserveModel(t, st, m, 1)
 	})
 	t.Run("refused_after_setval", func(t *testing.T) {
-		m := create(t, st, n.name("setval"), seqcache.Clauses{})
+		m := create(t, st, n.name("setval"), sequence.Clauses{})
 		b, _ := reserveModel(t, st, m, 10)
 		if _, err := st.SetVal(ctx, m.name, 100, true); err != nil {
 			t.Fatal(err)
 		}
-		m.pos = seqcache.Position{Last: 100, Called: true}
+		m.pos = sequence.Position{Last: 100, Called: true}
 		release(t, m, b.Tail(5), false)
 	})
 	t.Run("not_found", func(t *testing.T) {
-		_, err := r.Release(ctx, n.name("missing"), seqcache.Block{First: 1, Step: 1, Count: 1})
-		checkError(t, "Release(missing)", err, seqcache.NotFoundError(n.name("missing")))
+		_, err := r.Release(ctx, n.name("missing"), sequence.Block{First: 1, Step: 1, Count: 1})
+		checkError(t, "Release(missing)", err, sequence.NotFoundError(n.name("missing")))
 	})
 }
 
-func testCounters(t *testing.T, st seqcache.Store, n namer) {
-	m := create(t, st, n.name("s"), seqcache.Clauses{MaxValue: seqcache.Int64(12)})
+func testCounters(t *testing.T, st sequence.Store, n namer) {
+	m := create(t, st, n.name("s"), sequence.Clauses{MaxValue: sequence.Int64(12)})
 	start := time.Now()
 	var total int64
 	for _, k := range []int64{5, 5, 5} { // the last is truncated to 2
@@ -677,7 +678,7 @@ func testCounters(t *testing.T, st seqcache.Store, n namer) {
 	if _, err := st.SetVal(t.Context(), m.name, 1, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Alter(t.Context(), m.name, seqcache.Clauses{Increment: seqcache.Int64(2)}); err != nil {
+	if _, err := st.Alter(t.Context(), m.name, sequence.Clauses{Increment: sequence.Int64(2)}); err != nil {
 		t.Fatal(err)
 	}
 	info2, err := st.Describe(t.Context(), m.name)
@@ -689,27 +690,27 @@ func testCounters(t *testing.T, st seqcache.Store, n namer) {
 	}
 }
 
-func testNames(t *testing.T, st seqcache.Store, n namer) {
+func testNames(t *testing.T, st sequence.Store, n namer) {
 	ctx := t.Context()
 	// Distinct sequences by PostgreSQL's rules: case matters when quoted, the
 	// schema matters, and any character may appear in a quoted name.
 	names := []string{
 		n.name("orders_seq"),
-		seqcache.FormatName(seqcache.DefaultSchema, "Orders_Seq_"+n.prefix),
-		seqcache.FormatName("app", n.rel("orders_seq")),
-		seqcache.FormatName("App", "Orders_Seq_"+n.prefix),
-		seqcache.FormatName(seqcache.DefaultSchema, `we"ird na.me `+n.prefix),
-		seqcache.FormatName(seqcache.DefaultSchema, "select_"+n.prefix+"_ü"),
+		sequence.FormatName(sequence.DefaultSchema, "Orders_Seq_"+n.prefix),
+		sequence.FormatName("app", n.rel("orders_seq")),
+		sequence.FormatName("App", "Orders_Seq_"+n.prefix),
+		sequence.FormatName(sequence.DefaultSchema, `we"ird na.me `+n.prefix),
+		sequence.FormatName(sequence.DefaultSchema, "select_"+n.prefix+"_ü"),
 	}
 	// The canonical names are what ParseName gives for the written forms.
 	for _, written := range []string{`"Orders_Seq_` + n.prefix + `"`, "APP." + strings.ToUpper(n.rel("orders_seq"))} {
-		if c := seqcache.MustParseName(written); c != names[1] && c != names[2] {
+		if c := sequence.MustParseName(written); c != names[1] && c != names[2] {
 			t.Fatalf("bad test: ParseName(%s) = %s", written, c)
 		}
 	}
 	var models []*model
 	for i, name := range names {
-		models = append(models, create(t, st, name, seqcache.Clauses{Start: seqcache.Int64(int64(1000 * (i + 1)))}))
+		models = append(models, create(t, st, name, sequence.Clauses{Start: sequence.Int64(int64(1000 * (i + 1)))}))
 	}
 	for _, m := range models {
 		reserveModel(t, st, m, 3)
@@ -729,11 +730,11 @@ func testNames(t *testing.T, st seqcache.Store, n namer) {
 		}
 	}
 	// Each error names its own sequence.
-	_, err = st.Reserve(ctx, seqcache.FormatName("app", n.rel("nope")), 1)
-	checkError(t, "Reserve(app.nope)", err, seqcache.NotFoundError(seqcache.FormatName("app", n.rel("nope"))))
-	checkError(t, "Create(Orders_Seq)", st.Create(ctx, names[1], seqcache.DefaultSpec(), seqcache.Position{Last: 1}), seqcache.ExistsError(names[1]))
+	_, err = st.Reserve(ctx, sequence.FormatName("app", n.rel("nope")), 1)
+	checkError(t, "Reserve(app.nope)", err, sequence.NotFoundError(sequence.FormatName("app", n.rel("nope"))))
+	checkError(t, "Create(Orders_Seq)", st.Create(ctx, names[1], sequence.DefaultSpec(), sequence.Position{Last: 1}), sequence.ExistsError(names[1]))
 	// Renaming across schemas and cases keeps them apart.
-	renamed := seqcache.FormatName("app", "Renamed_"+n.prefix)
+	renamed := sequence.FormatName("app", "Renamed_"+n.prefix)
 	if err := st.Rename(ctx, names[4], renamed); err != nil {
 		t.Fatal(err)
 	}
@@ -746,17 +747,17 @@ func testNames(t *testing.T, st seqcache.Store, n namer) {
 
 // concurrentReserve runs goroutines×rounds Reserve calls of sizes 1..7 on one
 // sequence and returns every block received (stopping a goroutine at ErrLimit).
-func concurrentReserve(t *testing.T, st seqcache.Store, name string, goroutines, rounds int) []seqcache.Block {
+func concurrentReserve(t *testing.T, st sequence.Store, name string, goroutines, rounds int) []sequence.Block {
 	ctx := t.Context()
 	var (
 		mu     sync.Mutex
-		blocks []seqcache.Block
+		blocks []sequence.Block
 		wg     sync.WaitGroup
 	)
 	errs := make(chan error, goroutines)
 	for g := range goroutines {
 		wg.Go(func() {
-			var mine []seqcache.Block
+			var mine []sequence.Block
 			defer func() {
 				mu.Lock()
 				blocks = append(blocks, mine...)
@@ -764,7 +765,7 @@ func concurrentReserve(t *testing.T, st seqcache.Store, name string, goroutines,
 			}()
 			for i := range rounds {
 				b, err := st.Reserve(ctx, name, int64((g+i)%7+1))
-				if errors.Is(err, seqcache.ErrLimit) {
+				if errors.Is(err, sequence.ErrLimit) {
 					return
 				}
 				if err != nil {
@@ -784,7 +785,7 @@ func concurrentReserve(t *testing.T, st seqcache.Store, name string, goroutines,
 }
 
 // checkExact checks that blocks hold every value of [lo, hi] exactly once.
-func checkExact(t *testing.T, blocks []seqcache.Block, lo, hi int64) {
+func checkExact(t *testing.T, blocks []sequence.Block, lo, hi int64) {
 	t.Helper()
 	seen := make(map[int64]bool, hi-lo+1)
 	for _, b := range blocks {
@@ -807,9 +808,9 @@ func checkExact(t *testing.T, blocks []seqcache.Block, lo, hi int64) {
 	}
 }
 
-func testConcurrent(t *testing.T, st seqcache.Store, n namer) {
+func testConcurrent(t *testing.T, st sequence.Store, n namer) {
 	const goroutines, rounds = 64, 10 // 8×8 callers
-	m := create(t, st, n.name("s"), seqcache.Clauses{})
+	m := create(t, st, n.name("s"), sequence.Clauses{})
 	blocks := concurrentReserve(t, st, m.name, goroutines, rounds)
 	if len(blocks) != goroutines*rounds {
 		t.Fatalf("%d blocks, want %d", len(blocks), goroutines*rounds)
@@ -821,34 +822,34 @@ func testConcurrent(t *testing.T, st seqcache.Store, n namer) {
 	// The values are exactly 1..total: nothing twice, nothing skipped, so the
 	// final position accounts for every block.
 	checkExact(t, blocks, 1, total)
-	m.pos = seqcache.Position{Last: total, Called: true}
+	m.pos = sequence.Position{Last: total, Called: true}
 	info := describe(t, st, m)
 	if info.Reservations != int64(len(blocks)) || info.ValuesReserved != total {
 		t.Errorf("counters %d, %d; want %d, %d", info.Reservations, info.ValuesReserved, len(blocks), total)
 	}
 }
 
-func testConcurrentLimit(t *testing.T, st seqcache.Store, n namer) {
+func testConcurrentLimit(t *testing.T, st sequence.Store, n namer) {
 	// Callers race to MAXVALUE: the truncated last block and the limit errors
 	// must leave every value handed out exactly once.
 	const max = 500
-	m := create(t, st, n.name("s"), seqcache.Clauses{MaxValue: seqcache.Int64(max)})
+	m := create(t, st, n.name("s"), sequence.Clauses{MaxValue: sequence.Int64(max)})
 	blocks := concurrentReserve(t, st, m.name, 16, 1000)
 	checkExact(t, blocks, 1, max)
-	m.pos = seqcache.Position{Last: max, Called: true}
+	m.pos = sequence.Position{Last: max, Called: true}
 	describe(t, st, m)
 	_, err := st.Reserve(t.Context(), m.name, 1)
-	checkError(t, "Reserve at max", err, seqcache.LimitError(m.name, m.spec))
+	checkError(t, "Reserve at max", err, sequence.LimitError(m.name, m.spec))
 }
 
-func testConcurrentCaches(t *testing.T, st seqcache.Store, n namer) {
+func testConcurrentCaches(t *testing.T, st sequence.Store, n namer) {
 	// 8 processes' worth of seqcache.Cache on one store, 8 callers each:
 	// every value distinct, each caller's values increasing, and after the
 	// caches close (handing tails back where allowed) the store's next block
 	// holds none of the values served.
 	const caches, callers, perCaller = 8, 8, 250
 	ctx := t.Context()
-	m := create(t, st, n.name("s"), seqcache.Clauses{})
+	m := create(t, st, n.name("s"), sequence.Clauses{})
 	var (
 		mu     sync.Mutex
 		served = make(map[int64]bool, caches*callers*perCaller)

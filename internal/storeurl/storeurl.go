@@ -18,7 +18,7 @@ import (
 
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/memstore"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 	"github.com/seqshim/seqshim/sqlstore"
 )
 
@@ -30,7 +30,7 @@ var ErrURL = errors.New("invalid store URL")
 
 // Open opens the store of rawurl, dispatching on its scheme (any case). It
 // does not contact the store: the first operation does.
-func Open(ctx context.Context, rawurl string) (seqcache.Store, error) {
+func Open(ctx context.Context, rawurl string) (sequence.Store, error) {
 	if strings.TrimSpace(rawurl) == "" {
 		return nil, fmt.Errorf("%w: empty; want %s", ErrURL, Forms)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/memstore"
-	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
 	"github.com/seqshim/seqshim/sqlstore"
 )
 
@@ -72,7 +72,7 @@ func TestOpenWorks(t *testing.T) {
 			if c, ok := st.(io.Closer); ok {
 				defer c.Close()
 			}
-			if err := st.Create(ctx, "s", seqcache.DefaultSpec(), seqcache.DefaultSpec().Initial()); err != nil {
+			if err := st.Create(ctx, "s", sequence.DefaultSpec(), sequence.DefaultSpec().Initial()); err != nil {
 				t.Fatal(err)
 			}
 			b, err := st.Reserve(ctx, "s", 5)

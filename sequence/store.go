@@ -1,11 +1,12 @@
-package seqcache
+package sequence
 
 import (
 	"context"
 	"time"
 )
 
-// Reserver is what a Cache needs of a store: blocks of values.
+// Reserver is the reserving side of a store: blocks of values. It is all a
+// block cache (package seqcache) needs.
 //
 // Reserve returns a block of at most n values of the sequence name (a
 // canonical name, see [ParseName]) that no other caller, in this process or any

@@ -1,4 +1,4 @@
-package seqcache
+package sequence
 
 import (
 	"errors"
@@ -22,11 +22,9 @@ var (
 	// ErrConflict: a store lost a compare-and-set race more often than it retries;
 	// the operation had no effect and may be repeated.
 	ErrConflict = errors.New("concurrent update of sequence")
-	// ErrClosed: the Cache was closed.
-	ErrClosed = errors.New("seqcache: cache closed")
 )
 
-// SQLSTATE codes used by seqcache errors.
+// SQLSTATE codes of sequence errors, PostgreSQL's own.
 const (
 	CodeUndefinedTable        = "42P01"
 	CodeDuplicateTable        = "42P07"
@@ -97,5 +95,5 @@ func IsTransient(err error) bool {
 	if errors.As(err, &e) {
 		return errors.Is(e.Kind, ErrConflict)
 	}
-	return !errors.Is(err, ErrClosed)
+	return true
 }

@@ -1,4 +1,4 @@
-package seqcache
+package sequence
 
 import (
 	"errors"

@@ -1,0 +1,38 @@
+// Package sequence is the sequence model of seqshim: PostgreSQL's sequence
+// semantics, names and errors, the arithmetic of reserving blocks of values,
+// and the contract a store implements. It imports nothing but the standard
+// library; the block cache (package seqcache), the SQL planner (package
+// rewrite) and every store build on it.
+//
+// # Basics
+//
+// A sequence is a [Spec] (what CREATE SEQUENCE defines: type, increment,
+// bounds, start, cache hint, cycle) and a [Position] (PostgreSQL's last_value
+// and is_called). [Clauses] are the options of CREATE or ALTER SEQUENCE;
+// [Clauses.Create] and [Clauses.Alter] resolve them with PostgreSQL's defaults
+// and its exact error messages. Names follow PostgreSQL's regclass rules:
+// [ParseName] turns orders_seq, ORDERS_SEQ, "orders_seq" and public.orders_seq
+// into the one canonical name "orders_seq".
+//
+// All sequence arithmetic lives in one place, [Spec.Reserve]: the next block
+// of up to n values from a position, truncated at MAXVALUE (MINVALUE when
+// descending), wrapping with CYCLE, failing with PostgreSQL's "reached maximum
+// value" error without it, and never overflowing int64. [Spec.Release] and
+// [Spec.SetVal] are its counterparts for handing a block's tail back and for
+// setval. Stores call them; they do not re-implement them.
+//
+// # Stores
+//
+// A store keeps one position per sequence and implements [Reserver] (blocks),
+// [Admin] (create, alter, rename, drop, describe, list, setval) and optionally
+// [Releaser] (taking back an unused tail). Packages memstore, sqlstore and
+// dynamostore implement [Store].
+//
+// # Errors
+//
+// Errors PostgreSQL would raise are [*Error] values carrying its SQLSTATE and
+// its exact message text; each wraps one sentinel kind ([ErrNotFound],
+// [ErrExists], [ErrLimit], [ErrInvalid], [ErrNotDefined], [ErrConflict]) for
+// errors.Is. [IsTransient] separates answers that may go away by themselves
+// from definitive ones.
+package sequence
