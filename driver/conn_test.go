@@ -30,7 +30,6 @@ type fakeSetup struct {
 
 func newFakeSetup(t testing.TB, optFns ...func(*Options)) *fakeSetup {
 	t.Helper()
-	t.Setenv("SEQSHIM_STORE", "") // a store from the environment would win
 	fs := &fakeSetup{fake: &fakedriver.Connector{}, store: memstore.New()}
 	fs.fake.Rec.Record = true
 	spec, pos, _ := sequence.Clauses{}.Create()
@@ -600,7 +599,6 @@ func TestStoreErrorNotBadConn(t *testing.T) {
 }
 
 func TestSharedCachePerStore(t *testing.T) {
-	t.Setenv("SEQSHIM_STORE", "")
 	st := memstore.New()
 	spec, pos, _ := sequence.Clauses{}.Create()
 	st.Create(context.Background(), "s", spec, pos)

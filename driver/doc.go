@@ -29,8 +29,10 @@
 //
 // # Configuration
 //
-// Every option is a DSN parameter, an environment variable (the fallback) and
-// a field of [Options] (the default); [Parameters] lists them:
+// Every option is a DSN parameter, an environment variable and a field of
+// [Options]; [Parameters] lists them. Explicit configuration wins: a DSN
+// parameter, or a field set in Go for [NewConnector], is never overridden by
+// the environment, and a SEQSHIM_* variable only fills an option left unset:
 //
 //	seqshim.store           SEQSHIM_STORE           store URL: memory:, sqlite:PATH, postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P
 //	seqshim.driver          SEQSHIM_DRIVER          inner driver name (default pgx)

@@ -63,19 +63,20 @@ func (d *Driver) Open(dsn string) (driver.Conn, error) {
 	return dc, nil
 }
 
-// OpenConnector parses dsn: seqshim.* parameters configure seqshim (with
-// SEQSHIM_* environment variables as the fallback) and the rest goes to the
-// inner driver. It neither connects nor opens the store.
+// OpenConnector parses dsn: seqshim.* parameters configure seqshim
+// (SEQSHIM_* environment variables fill the options the DSN leaves unset)
+// and the rest goes to the inner driver. It neither connects nor opens the
+// store.
 func (d *Driver) OpenConnector(dsn string) (driver.Connector, error) {
 	innerDSN, kv, err := splitDSN(dsn)
 	if err != nil {
 		return nil, err
 	}
 	var o Options
-	if err := o.applyEnv(); err != nil {
+	if err := o.applyDSN(kv); err != nil {
 		return nil, err
 	}
-	if err := o.applyDSN(kv); err != nil {
+	if err := o.applyEnv(); err != nil {
 		return nil, err
 	}
 	if err := o.resolve(); err != nil {
@@ -140,8 +141,9 @@ type Connector struct {
 
 // NewConnector wraps inner (for example pgx's stdlib.GetConnector) so its
 // connections get sequences from the store; use it with sql.OpenDB. The
-// options start from optFns, then SEQSHIM_* environment variables override
-// them (Options.Driver is ignored: inner is the driver).
+// options are those optFns set; SEQSHIM_* environment variables fill only
+// the options they leave unset (Options.Driver is ignored: inner is the
+// driver).
 func NewConnector(inner driver.Connector, optFns ...func(*Options)) (*Connector, error) {
 	if inner == nil {
 		return nil, errors.New("seqshim: NewConnector: nil inner connector")

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seqshim/seqshim/driver/internal/fakedriver"
+	"github.com/seqshim/seqshim/memstore"
 )
 
 func TestSplitDSN(t *testing.T) {
@@ -59,26 +62,68 @@ func TestSplitDSNErrors(t *testing.T) {
 	}
 }
 
+// TestOptionsPrecedence: explicit configuration (a DSN parameter, a field
+// set in Go) wins over SEQSHIM_* variables, which fill only what is unset.
 func TestOptionsPrecedence(t *testing.T) {
 	t.Setenv("SEQSHIM_STORE", "memory:env")
 	t.Setenv("SEQSHIM_BUFFER", "2.5")
 	t.Setenv("SEQSHIM_MAX_WAIT", "250ms")
 	t.Setenv("SEQSHIM_DDL", "both")
-	var o Options
-	if err := o.applyEnv(); err != nil {
-		t.Fatal(err)
-	}
-	if err := o.applyDSN([]dsnParam{{"seqshim.store", "memory:dsn"}, {"seqshim.driver", "sqlite"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := o.resolve(); err != nil {
-		t.Fatal(err)
-	}
-	want := Options{StoreURL: "memory:dsn", Driver: "sqlite", Dialect: DialectSQLite, DDL: DDLBoth,
-		Buffer: 2500 * time.Millisecond, MaxWait: 250 * time.Millisecond}
-	if !reflect.DeepEqual(o, want) {
-		t.Errorf("options = %+v\nwant %+v", o, want)
-	}
+	t.Setenv("SEQSHIM_MIN_BLOCK", "7")
+
+	t.Run("DSN", func(t *testing.T) {
+		c, err := defaultDriver.OpenConnector("seqshim.store=memory:dsn seqshim.driver=sqlite seqshim.max_wait=1s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Options{StoreURL: "memory:dsn", Driver: "sqlite", Dialect: DialectSQLite, DDL: DDLBoth,
+			Buffer: 2500 * time.Millisecond, MaxWait: time.Second, MinBlock: 7}
+		if got := c.(*Connector).Options(); !reflect.DeepEqual(got, want) {
+			t.Errorf("options = %+v\nwant %+v", got, want)
+		}
+	})
+	t.Run("Go", func(t *testing.T) {
+		c, err := NewConnector(&fakedriver.Connector{}, func(o *Options) {
+			o.StoreURL = "memory:go"
+			o.Buffer = 3 * time.Second
+			o.DDL = DDLStore
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Options{StoreURL: "memory:go", Driver: "pgx", Dialect: DialectPostgres, DDL: DDLStore,
+			Buffer: 3 * time.Second, MaxWait: 250 * time.Millisecond, MinBlock: 7}
+		if got := c.Options(); !reflect.DeepEqual(got, want) {
+			t.Errorf("options = %+v\nwant %+v", got, want)
+		}
+	})
+	t.Run("GoStore", func(t *testing.T) {
+		st := memstore.New()
+		c, err := NewConnector(&fakedriver.Connector{}, func(o *Options) { o.Store = st })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Options(); got.Store != st || got.StoreURL != "" {
+			t.Errorf("Store %v, StoreURL %q: want the Go store and no URL from SEQSHIM_STORE", got.Store, got.StoreURL)
+		}
+	})
+	t.Run("EnvOnly", func(t *testing.T) {
+		c, err := defaultDriver.OpenConnector("host=nowhere")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Options{StoreURL: "memory:env", Driver: "pgx", Dialect: DialectPostgres, DDL: DDLBoth,
+			Buffer: 2500 * time.Millisecond, MaxWait: 250 * time.Millisecond, MinBlock: 7}
+		if got := c.(*Connector).Options(); !reflect.DeepEqual(got, want) {
+			t.Errorf("options = %+v\nwant %+v", got, want)
+		}
+	})
+	t.Run("Malformed", func(t *testing.T) {
+		t.Setenv("SEQSHIM_MIN_BLOCK", "many")
+		if _, err := defaultDriver.OpenConnector("seqshim.min_block=10"); err == nil || !strings.Contains(err.Error(), "SEQSHIM_MIN_BLOCK") {
+			t.Errorf("a malformed SEQSHIM_MIN_BLOCK: %v, want an error naming it", err)
+		}
+	})
 }
 
 func TestOptionsErrors(t *testing.T) {

@@ -3,6 +3,7 @@ package driver
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -37,12 +38,15 @@ const (
 // store only, and the cache's own defaults.
 //
 // With sql.Open, every field also has a DSN parameter (seqshim.NAME) and an
-// environment variable (SEQSHIM_NAME), listed by [Parameters]. A DSN parameter
-// wins over the environment variable, which wins over a value set in Go.
+// environment variable (SEQSHIM_NAME), listed by [Parameters]. Explicit
+// configuration wins: a DSN parameter, or a field set in Go for
+// [NewConnector], is never overridden by the environment; a SEQSHIM_*
+// variable only fills an option left unset (zero), as pgconn.ParseConfig
+// treats its PG* defaults.
 type Options struct {
 	// Store is the store values come from, used as is: the driver neither
-	// opens nor closes it. A store URL (StoreURL, seqshim.store,
-	// SEQSHIM_STORE) takes precedence.
+	// opens nor closes it. StoreURL, if also set, takes precedence; with
+	// Store set, SEQSHIM_STORE is ignored.
 	Store sequence.Store
 	// StoreURL is the store to open: memory:, sqlite:PATH, postgres://…,
 	// dynamodb://TABLE?region=R&endpoint=URL. Every Connector of the process
@@ -164,13 +168,26 @@ func lookupParam(dsnName string) *param {
 	return nil
 }
 
-// applyEnv sets the options given by SEQSHIM_* environment variables.
+// applyEnv fills the options left unset with SEQSHIM_* environment
+// variables: explicit configuration (a DSN parameter, a field set in Go)
+// always wins over the environment. A malformed variable is an error even
+// when explicit configuration makes it unused: it is a mistake worth seeing.
 func (o *Options) applyEnv() error {
+	var env Options
 	for _, p := range params {
 		if v := os.Getenv(p.Env); v != "" {
-			if err := p.set(o, v); err != nil {
+			if err := p.set(&env, v); err != nil {
 				return fmt.Errorf("seqshim: %s: %w", p.Env, err)
 			}
+		}
+	}
+	if o.Store != nil {
+		env.StoreURL = "" // a store given in Go is explicit too
+	}
+	dst, src := reflect.ValueOf(o).Elem(), reflect.ValueOf(env)
+	for i := range dst.NumField() {
+		if f := dst.Field(i); f.IsZero() {
+			f.Set(src.Field(i))
 		}
 	}
 	return nil

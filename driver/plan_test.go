@@ -120,7 +120,6 @@ func init() { sql.Register(fakeName, fakeForOpen.Driver()) }
 // TestOpenSharesCachePerURL: two sql.DBs with one store URL use one cache,
 // so values increase across them; closing the last releases the tail.
 func TestOpenSharesCachePerURL(t *testing.T) {
-	t.Setenv("SEQSHIM_STORE", "")
 	store := "memory:" + t.Name()
 	dsn := "seqshim.driver=" + fakeName + " seqshim.store=" + store + " host=nowhere"
 	db1, err := sql.Open(DriverName, dsn)

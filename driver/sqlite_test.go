@@ -11,7 +11,6 @@ import (
 // TestOtherInnerDriver runs seqshim over SQLite: the inner driver chosen by
 // seqshim.driver, the ? dialect taken from its name.
 func TestOtherInnerDriver(t *testing.T) {
-	t.Setenv("SEQSHIM_STORE", "")
 	dsn := "file:" + filepath.Join(t.TempDir(), "app.db") + "?seqshim.driver=sqlite&seqshim.store=memory:" + uniq(t, "lite")
 	db, err := sql.Open("seqshim", dsn)
 	if err != nil {
