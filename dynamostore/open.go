@@ -38,7 +38,7 @@ func ParseURL(rawurl string) (URL, error) {
 	}
 	p := URL{Table: u.Host}
 	if !validTable(p.Table) {
-		return URL{}, fmt.Errorf("%w: table name %q: want 3 to 255 of a-z A-Z 0-9 _ - .", ErrURL, p.Table)
+		return URL{}, fmt.Errorf("%w: table name %q: want 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'", ErrURL, p.Table)
 	}
 	q, err := url.ParseQuery(u.RawQuery)
 	if err != nil {

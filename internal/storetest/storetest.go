@@ -888,7 +888,7 @@ func testConcurrentCaches(t *testing.T, st sequence.Store, n namer) {
 		wg.Go(func() {
 			cwg.Wait()
 			if err := c.Close(); err != nil {
-				errs <- fmt.Errorf("Close: %w", err)
+				errs <- fmt.Errorf("closing a cache: %w", err)
 			}
 		})
 	}
