@@ -3,6 +3,7 @@ package driver
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -72,11 +73,72 @@ func splitQuery(dsn string) (string, []dsnParam, error) {
 		}
 		out = append(out, dsnParam{key, val})
 	}
+	if err := misplacedStoreParams(dsn[:q], kept, out, fragment); err != nil {
+		return "", nil, err
+	}
 	inner := dsn[:q]
 	if len(kept) > 0 {
 		inner += "?" + strings.Join(kept, "&")
 	}
 	return inner + fragment, out, nil
+}
+
+// storeOnlyParams are parameters of store URLs (dynamodb://…?region, endpoint,
+// prefix; sqlite: and postgres:// stores' table) that no database takes.
+var storeOnlyParams = []string{"region", "endpoint", "prefix", "table"}
+
+// misplacedStoreParams catches a store URL written unencoded inside a URL
+// DSN: postgres://h/db?seqshim.store=dynamodb://t?region=r&endpoint=e splits
+// at the '&', and endpoint would reach PostgreSQL as a setting it does not
+// know. The error shows the DSN with the store URL percent-encoded (the
+// password hidden).
+func misplacedStoreParams(base string, kept []string, params []dsnParam, fragment string) error {
+	store := -1
+	for i, p := range params {
+		if p.key == "seqshim.store" {
+			store = i
+		}
+	}
+	if store < 0 {
+		return nil
+	}
+	var moved, rest, names []string
+	for _, pair := range kept {
+		k, _, _ := strings.Cut(pair, "=")
+		if key, err := url.QueryUnescape(k); err == nil && slices.Contains(storeOnlyParams, strings.ToLower(key)) {
+			moved = append(moved, pair)
+			names = append(names, key)
+			continue
+		}
+		rest = append(rest, pair)
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	storeURL := params[store].value
+	sep := "?"
+	if strings.Contains(storeURL, "?") {
+		sep = "&"
+	}
+	storeURL += sep + strings.Join(moved, "&")
+	fixed := redactDSN(base) + "?" + strings.Join(append(rest, "seqshim.store="+url.QueryEscape(storeURL)), "&")
+	var others strings.Builder
+	for _, p := range params {
+		if p.key != "seqshim.store" {
+			others.WriteString("&" + url.QueryEscape(p.key) + "=" + url.QueryEscape(p.value))
+		}
+	}
+	return fmt.Errorf("seqshim: DSN parameter %s belongs to the store URL in seqshim.store, not to the database: "+
+		"percent-encode the store URL inside the DSN, as in %s%s%s (or set SEQSHIM_STORE=%s)",
+		strings.Join(names, ", "), fixed, others.String(), fragment, redactURL(storeURL))
+}
+
+// redactDSN hides the password of a URL DSN in messages.
+func redactDSN(base string) string {
+	if u, err := url.Parse(base); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return base
 }
 
 // splitKeywordValue removes seqshim.* settings from a keyword/value DSN,

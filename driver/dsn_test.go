@@ -197,3 +197,69 @@ func TestDocListsParameters(t *testing.T) {
 		}
 	}
 }
+
+// TestMisplacedStoreParams: a store URL written unencoded in a URL DSN loses
+// its parameters after the first '&' to the database; the error shows the DSN
+// to write instead, which then works.
+func TestMisplacedStoreParams(t *testing.T) {
+	tests := []struct {
+		name, dsn, names, store string
+	}{
+		{"dynamodb endpoint", "postgres://app:secret@db:5432/app?sslmode=disable&seqshim.store=dynamodb://seqs?region=eu-west-1&endpoint=http://127.0.0.1:8000",
+			"endpoint", "dynamodb://seqs?region=eu-west-1&endpoint=http://127.0.0.1:8000"},
+		{"dynamodb region", "postgres://db/app?seqshim.store=dynamodb://seqs&region=eu-west-1&prefix=svc/&seqshim.max_wait=1s",
+			"region, prefix", "dynamodb://seqs?region=eu-west-1&prefix=svc/"},
+		{"postgres table", "postgres://db/app?seqshim.store=postgres://db/seqs?sslmode=disable&table=counters",
+			"table", "postgres://db/seqs?sslmode=disable&table=counters"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := splitDSN(tt.dsn)
+			if err == nil {
+				t.Fatalf("splitDSN(%q) accepted", tt.dsn)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "secret") {
+				t.Errorf("the message shows the password: %s", msg)
+			}
+			if !strings.Contains(msg, "parameter "+tt.names+" belongs to the store URL") {
+				t.Errorf("message %q does not name %s", msg, tt.names)
+			}
+			// The DSN the message proposes (with the password back) keeps
+			// every parameter where it belongs.
+			_, fixed, ok := strings.Cut(msg, "as in ")
+			fixed, _, _ = strings.Cut(fixed, " (or set")
+			fixed = strings.Replace(fixed, "app:xxxxx@", "app:secret@", 1)
+			inner, params, err := splitDSN(fixed)
+			if !ok || err != nil {
+				t.Fatalf("proposed DSN %q: %v", fixed, err)
+			}
+			var store string
+			for _, p := range params {
+				if p.key == "seqshim.store" {
+					store = p.value
+				}
+			}
+			if store != tt.store {
+				t.Errorf("proposed DSN %q gives store %q, want %q", fixed, store, tt.store)
+			}
+			for _, name := range storeOnlyParams {
+				if strings.Contains(inner, name+"=") {
+					t.Errorf("proposed DSN %q still gives the database %s", fixed, name)
+				}
+			}
+			if !strings.Contains(msg, "SEQSHIM_STORE="+tt.store) {
+				t.Errorf("message %q does not offer SEQSHIM_STORE=%s", msg, tt.store)
+			}
+		})
+	}
+	// Encoded, and without a store in the DSN, nothing is misplaced.
+	for _, dsn := range []string{
+		"postgres://db/app?seqshim.store=dynamodb%3A%2F%2Fseqs%3Fregion%3Deu-west-1%26endpoint%3Dhttp%3A%2F%2Fx",
+		"postgres://db/app?seqshim.max_wait=1s&table=x",
+	} {
+		if _, _, err := splitDSN(dsn); err != nil {
+			t.Errorf("splitDSN(%q): %v", dsn, err)
+		}
+	}
+}
