@@ -100,15 +100,18 @@ type Stats struct {
 // Cache hands out sequence values from blocks reserved in a store. It is safe
 // for concurrent use; see the package documentation for how it refills.
 type Cache struct {
-	store sequence.Reserver
-	opts  Options
-
+	// Written once by New, before the Cache is returned; read-only after.
+	store  sequence.Reserver
+	opts   Options
 	ctx    context.Context // cancelled by Close: ends store calls in flight
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // refills and the sampler
 
-	mu      sync.Mutex                         // guards additions to handles and closed
-	handles atomic.Pointer[map[string]*Handle] // copy on write: lookups take no lock
+	wg sync.WaitGroup // refills and the sampler; Close waits for them
+
+	mu sync.Mutex // protects closed; serializes the replacement of handles
+	// handles maps names to handles. Copy on write: a new map is stored
+	// under mu and never modified after, so lookups load it without a lock.
+	handles atomic.Pointer[map[string]*Handle]
 	closed  bool
 }
 

@@ -202,7 +202,7 @@ func TestCacheOneRefillInFlight(t *testing.T) {
 
 type countingStore struct {
 	*fakeStore
-	mu                    sync.Mutex
+	mu                    sync.Mutex // protects inFlight and maxInFlight
 	inFlight, maxInFlight int
 }
 

@@ -17,9 +17,14 @@ import (
 // block is the active block of a handle: Next takes values from it with one
 // atomic add.
 type block struct {
-	sequence.Block
-	next    atomic.Int64 // index of the next value to hand out; may overshoot Count
-	trigger atomic.Int64 // from this index on, a refill is due
+	sequence.Block // written once, before the block is published in Handle.active
+	// next is the index of the next value to hand out; it may overshoot
+	// Count. Next adds to it without a lock; claimActiveLocked pushes it
+	// past the end.
+	next atomic.Int64
+	// trigger is the index from which a refill is due: read by Next without
+	// a lock, stored only under the handle's mu.
+	trigger atomic.Int64
 }
 
 // exhausted is the active block of a handle with nothing cached.
@@ -28,21 +33,28 @@ func exhausted() *block { return &block{} }
 // Handle is one sequence in a Cache. Its Next is the hot path: one atomic
 // step inside the current block, no lock, no allocation, no I/O.
 type Handle struct {
-	c      *Cache
-	name   string
+	// Written once by newHandle, before the handle is published; read-only
+	// after.
+	c    *Cache
+	name string
+
+	// active is the block Next takes values from: loaded by Next without a
+	// lock; stored by newHandle, then only under mu.
 	active atomic.Pointer[block]
 
-	refilling atomic.Bool   // a refill goroutine is running; written under mu
-	refilled  chan struct{} // closed when that goroutine exits
+	refilling atomic.Bool   // a refill goroutine is running: loaded by Next without a lock, stored only under mu
+	refilled  chan struct{} // protected by mu; closed when that goroutine exits
 
+	// mu protects all the fields below. (Cache.Handle may also set closed
+	// before it publishes the handle.)
 	mu       sync.Mutex
 	standby  []sequence.Block // blocks received, in order, not yet active
 	standbyN int64            // values in standby
 	gen      uint64           // bumped by Invalidate: refills of an older generation are dropped
 	closed   bool
-	paused   int // Change calls in progress: no refill starts
-	waiters  int
-	notify   chan struct{} // closed and replaced after every store call
+	paused   int           // Change calls in progress: no refill starts
+	waiters  int           // callers of Next waiting for a block
+	notify   chan struct{} // closed and replaced after every store call, and by Change and Close
 	outcomes uint64        // store calls completed
 	lastErr  error         // error of the last store call, nil after a success
 	retired  int64         // values served from blocks no longer active
@@ -50,8 +62,8 @@ type Handle struct {
 	nsamples int           // samples recorded, at most len(samples)
 	ringNext int           // where the next sample goes
 	first    time.Time     // when the first block became active
-	rate     float64
-	thresh   int64
+	rate     float64       // values per second over the window, as of the last sample
+	thresh   int64         // refill threshold: max(rate × Buffer, MinThreshold)
 
 	// counters
 	reservations, reserved, waits, storeErrors, released, wasted int64
