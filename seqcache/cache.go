@@ -94,7 +94,7 @@ type Stats struct {
 	Rate         float64 // values per second over the window
 	Depth        int64   // values cached in this process now
 	Released     int64   // unused values handed back to the store on Close
-	Wasted       int64   // unused values dropped (Invalidate, Close without release)
+	Wasted       int64   // unused values dropped (Invalidate; Change and Close without release)
 }
 
 // Cache hands out sequence values from blocks reserved in a store. It is safe
@@ -169,24 +169,38 @@ func (c *Cache) Handle(name string) *Handle {
 	return h
 }
 
-// Invalidate drops the values cached for name, so the next value comes from
-// a new reservation. Call it after changing the sequence in the store from
-// this process (setval, ALTER, DROP, RENAME): values reserved before the
-// change would otherwise still be handed out.
+// Invalidate forgets what the cache holds for name: its cached values,
+// dropped without being handed back (counted in [Stats].Wasted), a block
+// still in flight from the store (dropped when it arrives), and the last
+// store error (while it stands, the sampler starts no refill). The next value
+// comes from a new reservation. Invalidate neither pauses refills nor waits
+// for the store.
+//
+// Call it after this process made name exist in the store (CREATE SEQUENCE,
+// the new name of a RENAME): the cache may still hold values of an earlier
+// sequence of that name, dropped by another process, and the "does not
+// exist" its refills got since. To change a sequence that exists (setval,
+// ALTER, DROP, RENAME), use [Cache.Change] instead: Invalidate called after
+// such a change lets Next hand out values of the old state until it runs,
+// and loses the unused values Change hands back.
 func (c *Cache) Invalidate(name string) {
 	if h := (*c.handles.Load())[name]; h != nil {
 		h.invalidate()
 	}
 }
 
-// Change runs fn, which changes sequence name in the store (setval, ALTER,
-// DROP, RENAME), so that no value of the old state is handed out after
-// Change returns: it stops refills of name, waits for the store call in
-// flight, drops the cached values (handing them back first to a [sequence.Releaser]
-// store, so fn finds the position PostgreSQL would have: the last value
-// served), runs fn, and lets refills resume. Next
-// calls in the meantime wait for the first block reserved after fn. The error
-// is fn's, or ctx's if the wait for the call in flight is cut short.
+// Change runs fn, which changes the existing sequence name in the store
+// (setval, ALTER, DROP, RENAME), so that no value of the old state is handed
+// out after Change returns: it stops refills of name, waits for the store
+// call in flight, drops the cached values (handing them back first to a
+// [sequence.Releaser] store, so fn finds the position PostgreSQL would have:
+// the last value served), runs fn, and lets refills resume. Next calls in
+// the meantime wait for the first block reserved after fn. The cached values
+// are dropped even if fn fails or does not run. The error is fn's, or ctx's
+// if the wait for the call in flight is cut short (then fn does not run).
+//
+// A name that a change makes exist (RENAME's new name, or CREATE, which
+// needs no Change) is the business of [Cache.Invalidate].
 func (c *Cache) Change(ctx context.Context, name string, fn func(ctx context.Context) error) error {
 	return c.Handle(name).change(ctx, fn)
 }

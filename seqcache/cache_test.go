@@ -260,25 +260,32 @@ func TestCacheNotFound(t *testing.T) {
 	}
 }
 
+// Invalidate after this process re-creates a sequence that another process
+// dropped: the values cached for the old sequence are dropped, and the next
+// value is the new sequence's first.
 func TestCacheInvalidate(t *testing.T) {
-	store := newFakeStore()
-	store.create("s", sequence.DefaultSpec())
-	c := newTestCache(t, store)
-	ctx := context.Background()
-	if v, _ := c.Next(ctx, "s"); v != 1 {
-		t.Fatalf("first value %d", v)
-	}
-	store.setval("s", 5000, true)
-	if v, _ := c.Next(ctx, "s"); v != 2 {
-		t.Fatalf("before Invalidate the cached block serves: got %d, want 2", v)
-	}
-	c.Invalidate("s")
-	if v, err := c.Next(ctx, "s"); err != nil || v <= 5000 {
-		t.Fatalf("after setval and Invalidate: %d, %v; want a value after 5000", v, err)
-	}
-	if st := c.Stats("s"); st.Wasted == 0 {
-		t.Fatalf("Stats = %+v: the dropped values are not counted as wasted", st)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		store := newFakeStore()
+		store.create("s", sequence.DefaultSpec())
+		c := New(store)
+		defer c.Close()
+		ctx := context.Background()
+		if v, _ := c.Next(ctx, "s"); v != 1 {
+			t.Fatalf("first value %d", v)
+		}
+		synctest.Wait()                           // the standby block of the old sequence has arrived
+		store.create("s", sequence.DefaultSpec()) // DROP elsewhere, then CREATE here
+		if v, _ := c.Next(ctx, "s"); v != 2 {
+			t.Fatalf("before Invalidate the cached block serves: got %d, want 2", v)
+		}
+		c.Invalidate("s")
+		if v, err := c.Next(ctx, "s"); err != nil || v != 1 {
+			t.Fatalf("after CREATE and Invalidate: %d, %v; want 1, the new sequence's first value", v, err)
+		}
+		if st := c.Stats("s"); st.Wasted == 0 {
+			t.Fatalf("Stats = %+v: the dropped values are not counted as wasted", st)
+		}
+	})
 }
 
 // Change makes a store change by this process take effect exactly: the next
