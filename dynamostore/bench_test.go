@@ -62,9 +62,10 @@ func BenchmarkReserve(b *testing.B) {
 // seqcache.Cache at a steady 10,000 values/s of simulated time
 // (testing/synctest; the store is the real dynalite, reached over a
 // connection per request so the bubble can idle between requests, and a
-// round trip takes no simulated time) and logs how many store writes that
-// took. It checks that values strictly increase, as they must in one
-// process, and that the blocks received tile the values handed out.
+// round trip takes no simulated time) and checks how many store writes that
+// took against a bound derived from the cache's sizing policy. It also
+// checks that values strictly increase, as they must in one process, and
+// that the blocks received tile the values handed out.
 func TestCacheWrites(t *testing.T) {
 	const (
 		total    = 1_000_000
@@ -107,6 +108,7 @@ func TestCacheWrites(t *testing.T) {
 		}
 		elapsed := time.Since(start)
 		stats := h.Stats()
+		opts := cache.Options()
 		if err := cache.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -119,6 +121,35 @@ func TestCacheWrites(t *testing.T) {
 			total, elapsed, rate, len(log.blocks), writes10s, len(log.released), stats.Rate, sizes, log.blocks[len(log.blocks)-1].Count)
 		if elapsed != duration {
 			t.Fatalf("simulated %v, want %v", elapsed, duration)
+		}
+
+		// The bound on store writes (reservations; the releases at Close
+		// are logged apart) follows from the cache's sizing policy, with
+		// the default Options read back from the cache:
+		//   - a block covers one Sample (1 s) of consumption at the measured
+		//     rate: 10,000 values, so 1,000,000 values take 100 blocks;
+		//   - the cache keeps Buffer (10 s) of consumption ahead: filling it
+		//     once reserves 100,000 values more, 10 blocks;
+		//   - during the first Sample the rate reads low (it is counted over
+		//     at least one Sample), so blocks are smaller, but never below
+		//     MinBlock (1,000): the 10,000 values of that second take at
+		//     most 10 blocks.
+		// That is 120 writes per million values (115 observed). The bound
+		// is a quarter more, 150, so that a rate read a little low passes
+		// (blocks of 8,000 values make about 147), while a cache that asked
+		// for MinBlock values each time (about 1,100 writes), sized blocks
+		// for half a second (about 220) or went on reserving once the buffer
+		// was full fails. The count does not depend on the machine's speed
+		// or load: values are drawn on a schedule of simulated time, in which
+		// a round trip to dynalite takes none; no timing is asserted.
+		perBlock := float64(rate) * opts.Sample.Seconds()
+		steady := float64(total) / perBlock
+		buffer := float64(rate) * opts.Buffer.Seconds() / perBlock
+		rampUp := float64(rate) * opts.Sample.Seconds() / float64(opts.MinBlock)
+		bound := 1.25 * (steady + buffer + rampUp) * 1e6 / float64(total)
+		if perMillion := float64(len(log.blocks)) * 1e6 / float64(total); perMillion > bound {
+			t.Errorf("%.0f store writes per 1,000,000 values, want at most %.0f (blocks of about %.0f values, a %v buffer)",
+				perMillion, bound, perBlock, opts.Buffer)
 		}
 	})
 }

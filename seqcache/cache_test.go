@@ -99,8 +99,15 @@ func TestCacheStoreDown(t *testing.T) {
 		store.setDown(true)
 		down := time.Now()
 		ctx := context.Background()
+		// The cache holds about Buffer of values at 2000/s (the threshold
+		// plus at most one block); three times that is ample, and ends the
+		// loop if the cache never runs dry.
+		deadline := down.Add(3 * opts.Buffer)
 		var err error
 		for err == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("still serving %v after the store went down, with a buffer of %v", time.Since(down), opts.Buffer)
+			}
 			for range 2 {
 				if _, err = h.Next(ctx); err != nil {
 					break
@@ -202,7 +209,7 @@ func TestCacheOneRefillInFlight(t *testing.T) {
 
 type countingStore struct {
 	*fakeStore
-	mu                    sync.Mutex
+	mu                    sync.Mutex // protects inFlight and maxInFlight
 	inFlight, maxInFlight int
 }
 
@@ -260,25 +267,32 @@ func TestCacheNotFound(t *testing.T) {
 	}
 }
 
+// Invalidate after this process re-creates a sequence that another process
+// dropped: the values cached for the old sequence are dropped, and the next
+// value is the new sequence's first.
 func TestCacheInvalidate(t *testing.T) {
-	store := newFakeStore()
-	store.create("s", sequence.DefaultSpec())
-	c := newTestCache(t, store)
-	ctx := context.Background()
-	if v, _ := c.Next(ctx, "s"); v != 1 {
-		t.Fatalf("first value %d", v)
-	}
-	store.setval("s", 5000, true)
-	if v, _ := c.Next(ctx, "s"); v != 2 {
-		t.Fatalf("before Invalidate the cached block serves: got %d, want 2", v)
-	}
-	c.Invalidate("s")
-	if v, err := c.Next(ctx, "s"); err != nil || v <= 5000 {
-		t.Fatalf("after setval and Invalidate: %d, %v; want a value after 5000", v, err)
-	}
-	if st := c.Stats("s"); st.Wasted == 0 {
-		t.Fatalf("Stats = %+v: the dropped values are not counted as wasted", st)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		store := newFakeStore()
+		store.create("s", sequence.DefaultSpec())
+		c := New(store)
+		defer c.Close()
+		ctx := context.Background()
+		if v, _ := c.Next(ctx, "s"); v != 1 {
+			t.Fatalf("first value %d", v)
+		}
+		synctest.Wait()                           // the standby block of the old sequence has arrived
+		store.create("s", sequence.DefaultSpec()) // DROP elsewhere, then CREATE here
+		if v, _ := c.Next(ctx, "s"); v != 2 {
+			t.Fatalf("before Invalidate the cached block serves: got %d, want 2", v)
+		}
+		c.Invalidate("s")
+		if v, err := c.Next(ctx, "s"); err != nil || v != 1 {
+			t.Fatalf("after CREATE and Invalidate: %d, %v; want 1, the new sequence's first value", v, err)
+		}
+		if st := c.Stats("s"); st.Wasted == 0 {
+			t.Fatalf("Stats = %+v: the dropped values are not counted as wasted", st)
+		}
+	})
 }
 
 // Change makes a store change by this process take effect exactly: the next
@@ -321,35 +335,38 @@ func TestCacheChange(t *testing.T) {
 }
 
 func TestCacheCloseReleases(t *testing.T) {
-	store := releasingStore{newFakeStore()}
-	store.create("s", sequence.DefaultSpec())
-	c := New(store)
-	ctx := context.Background()
-	for want := int64(1); want <= 5; want++ {
-		if v, err := c.Next(ctx, "s"); err != nil || v != want {
-			t.Fatalf("Next = %d, %v", v, err)
+	synctest.Test(t, func(t *testing.T) {
+		store := releasingStore{newFakeStore()}
+		store.create("s", sequence.DefaultSpec())
+		c := New(store)
+		ctx := context.Background()
+		for want := int64(1); want <= 5; want++ {
+			if v, err := c.Next(ctx, "s"); err != nil || v != want {
+				t.Fatalf("Next = %d, %v", v, err)
+			}
 		}
-	}
-	// Wait until the standby block arrived, so two blocks are handed back.
-	for c.Stats("s").Reservations < 2 {
-		time.Sleep(time.Millisecond)
-	}
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if pos := store.position("s"); pos != (sequence.Position{Last: 5, Called: true}) {
-		t.Fatalf("position after Close = %+v, want next value 6", pos)
-	}
-	st := c.Stats("s")
-	if st.Released != st.Reserved-5 || st.Wasted != 0 {
-		t.Fatalf("Stats = %+v", st)
-	}
-	if _, err := c.Next(ctx, "s"); !errors.Is(err, ErrClosed) {
-		t.Fatalf("Next after Close: %v", err)
-	}
-	if _, err := c.Next(ctx, "other"); !errors.Is(err, ErrClosed) {
-		t.Fatalf("Next of a new name after Close: %v", err)
-	}
+		// Let the standby block arrive, so two blocks are handed back.
+		synctest.Wait()
+		if n := c.Stats("s").Reservations; n != 2 {
+			t.Fatalf("%d reservations once the refills ended, want 2 (the active block and a standby)", n)
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if pos := store.position("s"); pos != (sequence.Position{Last: 5, Called: true}) {
+			t.Fatalf("position after Close = %+v, want next value 6", pos)
+		}
+		st := c.Stats("s")
+		if st.Released != st.Reserved-5 || st.Wasted != 0 {
+			t.Fatalf("Stats = %+v", st)
+		}
+		if _, err := c.Next(ctx, "s"); !errors.Is(err, ErrClosed) {
+			t.Fatalf("Next after Close: %v", err)
+		}
+		if _, err := c.Next(ctx, "other"); !errors.Is(err, ErrClosed) {
+			t.Fatalf("Next of a new name after Close: %v", err)
+		}
+	})
 }
 
 func TestCacheWaitBounded(t *testing.T) {

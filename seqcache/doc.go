@@ -53,8 +53,13 @@
 //   - Values may have gaps: a process that dies loses its cached values, as
 //     PostgreSQL loses its CACHE. [Cache.Close] hands unused values back to a
 //     [sequence.Releaser] store when nobody reserved after them.
-//   - Changes to a sequence made by this process (setval, ALTER, DROP) should
-//     go through [Cache.Change], so that no value of the old state is handed
-//     out afterwards. Changes made by other processes take effect there when
-//     their cached values run out, as with PostgreSQL's CACHE.
+//   - Changes to a sequence made by this process (setval, ALTER, DROP,
+//     RENAME) go through [Cache.Change], so that no value of the old state
+//     is handed out afterwards. After this process makes a name exist
+//     (CREATE, the new name of a RENAME), [Cache.Invalidate] drops what the
+//     cache may still hold for that name: values of an earlier sequence of
+//     that name that another process dropped, and the "does not exist" its
+//     refills got since.
+//     Changes made by other processes take effect here when the cached values
+//     run out, as with PostgreSQL's CACHE.
 package seqcache

@@ -12,7 +12,7 @@ import (
 // fakeStore is an in-test store with injectable latency and failures. It
 // computes blocks with sequence.Spec.Reserve like every real store.
 type fakeStore struct {
-	mu       sync.Mutex
+	mu       sync.Mutex // protects the fields below (tests set latency and failNext before the first call)
 	seqs     map[string]*fakeSeq
 	latency  time.Duration
 	down     bool // every call fails with errDown after the latency

@@ -1,0 +1,243 @@
+// The Handle: its active block, the hot path (Next), the slow path when a
+// block is used up, and its counters.
+
+package seqcache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/seqshim/seqshim/sequence"
+)
+
+// block is the active block of a handle: Next takes values from it with one
+// atomic add.
+type block struct {
+	sequence.Block // written once, before the block is published in Handle.active
+	// next is the index of the next value to hand out; it may overshoot
+	// Count. Next adds to it without a lock; claimActiveLocked pushes it
+	// past the end.
+	next atomic.Int64
+	// trigger is the index from which a refill is due: read by Next without
+	// a lock, stored only under the handle's mu.
+	trigger atomic.Int64
+}
+
+// exhausted is the active block of a handle with nothing cached.
+func exhausted() *block { return &block{} }
+
+// Handle is one sequence in a Cache. Its Next is the hot path: one atomic
+// step inside the current block, no lock, no allocation, no I/O.
+type Handle struct {
+	// Written once by newHandle, before the handle is published; read-only
+	// after.
+	c    *Cache
+	name string
+
+	// active is the block Next takes values from: loaded by Next without a
+	// lock; stored by newHandle, then only under mu.
+	active atomic.Pointer[block]
+
+	refilling atomic.Bool   // a refill goroutine is running: loaded by Next without a lock, stored only under mu
+	refilled  chan struct{} // protected by mu; closed when that goroutine exits
+
+	// mu protects all the fields below. (Cache.Handle may also set closed
+	// before it publishes the handle.)
+	mu       sync.Mutex
+	standby  []sequence.Block // blocks received, in order, not yet active
+	standbyN int64            // values in standby
+	gen      uint64           // bumped by Invalidate: refills of an older generation are dropped
+	closed   bool
+	paused   int           // Change calls in progress: no refill starts
+	waiters  int           // callers of Next waiting for a block
+	notify   chan struct{} // closed and replaced after every store call, and by Change and Close
+	outcomes uint64        // store calls completed
+	lastErr  error         // error of the last store call, nil after a success
+	retired  int64         // values served from blocks no longer active
+	samples  []sample      // ring of the last Window/Sample+1 samples
+	nsamples int           // samples recorded, at most len(samples)
+	ringNext int           // where the next sample goes
+	first    time.Time     // when the first block became active
+	rate     float64       // values per second over the window, as of the last sample
+	thresh   int64         // refill threshold: max(rate × Buffer, MinThreshold)
+
+	// counters
+	reservations, reserved, waits, storeErrors, released, wasted int64
+}
+
+func newHandle(c *Cache, name string) *Handle {
+	h := &Handle{c: c, name: name, notify: make(chan struct{}), thresh: c.opts.MinThreshold}
+	h.samples = make([]sample, int(c.opts.Window/c.opts.Sample)+1)
+	h.active.Store(exhausted())
+	return h
+}
+
+// Name returns the sequence's canonical name.
+func (h *Handle) Name() string { return h.name }
+
+// Next returns the sequence's next value. Inside a block it takes no lock
+// and does no I/O; when the block is used up it switches to the standby
+// block, or waits for the refill in flight, at most Options.MaxWait and no
+// longer than ctx allows.
+func (h *Handle) Next(ctx context.Context) (int64, error) {
+	b := h.active.Load()
+	if i := b.next.Add(1) - 1; i < b.Count {
+		if i >= b.trigger.Load() && !h.refilling.Load() {
+			h.kick()
+		}
+		return b.Value(i), nil
+	}
+	return h.slow(ctx)
+}
+
+// kick starts a refill from the hot path.
+func (h *Handle) kick() {
+	h.mu.Lock()
+	h.startRefillLocked()
+	h.mu.Unlock()
+}
+
+// slow is Next when the active block is used up.
+func (h *Handle) slow(ctx context.Context) (int64, error) {
+	var (
+		timer    *time.Timer
+		timeout  <-chan time.Time
+		sinceErr uint64 // only store outcomes after this count are this call's business
+		waiting  bool
+	)
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		h.mu.Lock()
+		if h.closed {
+			h.mu.Unlock()
+			return 0, ErrClosed
+		}
+		b := h.active.Load()
+		if i := b.next.Add(1) - 1; i < b.Count {
+			// Another caller switched blocks while we waited for the lock.
+			h.startRefillIfDueLocked(b, i)
+			h.mu.Unlock()
+			return b.Value(i), nil
+		}
+		if len(h.standby) > 0 {
+			h.activateLocked(time.Now())
+			h.mu.Unlock()
+			continue
+		}
+		if waiting && h.outcomes > sinceErr && h.lastErr != nil && !transient(h.lastErr) {
+			err := h.lastErr
+			h.mu.Unlock()
+			return 0, err
+		}
+		if !waiting {
+			waiting = true
+			sinceErr = h.outcomes
+			h.waits++
+			h.waiters++
+			defer h.doneWaiting()
+		}
+		h.startRefillLocked()
+		ch := h.notify
+		h.mu.Unlock()
+
+		if timer == nil {
+			timer = time.NewTimer(h.c.opts.MaxWait)
+			timeout = timer.C
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return 0, fmt.Errorf("seqcache: waiting for a block of %q: %w", h.name, ctx.Err())
+		case <-timeout:
+			h.mu.Lock()
+			last := h.lastErr
+			h.mu.Unlock()
+			if last == nil {
+				last = errors.New("store did not answer")
+			}
+			return 0, fmt.Errorf("seqcache: no value for %q within %v: %w: %w", h.name, h.c.opts.MaxWait, ErrUnavailable, last)
+		}
+	}
+}
+
+func (h *Handle) doneWaiting() {
+	h.mu.Lock()
+	h.waiters--
+	h.mu.Unlock()
+}
+
+// activateLocked makes the first standby block the active one.
+func (h *Handle) activateLocked(now time.Time) {
+	old := h.active.Load()
+	h.retired += old.Count // only called once old is used up
+	nb := &block{Block: h.standby[0]}
+	h.standby = h.standby[1:]
+	h.standbyN -= nb.Count
+	if h.first.IsZero() {
+		h.first = now
+		h.addSampleLocked(sample{at: now})
+	}
+	h.setTriggerLocked(nb)
+	h.active.Store(nb)
+	h.startRefillIfDueLocked(nb, 0)
+}
+
+// setTriggerLocked sets the index of b from which Next starts a refill: when
+// the values left in b plus those in standby fall to the threshold, and at
+// once when there is no standby block (a standby is always kept).
+func (h *Handle) setTriggerLocked(b *block) {
+	switch {
+	case h.standbyN == 0:
+		b.trigger.Store(0)
+	case h.standbyN >= h.thresh:
+		b.trigger.Store(b.Count)
+	default:
+		b.trigger.Store(max(b.Count-(h.thresh-h.standbyN), 0))
+	}
+}
+
+func (h *Handle) startRefillIfDueLocked(b *block, i int64) {
+	if i >= b.trigger.Load() {
+		h.startRefillLocked()
+	}
+}
+
+// depthLocked is the number of values cached: left in the active block plus
+// standby.
+func (h *Handle) depthLocked() int64 {
+	b := h.active.Load()
+	left := b.Count - min(b.next.Load(), b.Count)
+	return left + h.standbyN
+}
+
+// servedLocked is the number of values handed out so far.
+func (h *Handle) servedLocked() int64 {
+	b := h.active.Load()
+	return h.retired + min(b.next.Load(), b.Count)
+}
+
+// Stats returns the handle's counters.
+func (h *Handle) Stats() Stats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return Stats{
+		Name:         h.name,
+		Served:       h.servedLocked(),
+		Reservations: h.reservations,
+		Reserved:     h.reserved,
+		Waits:        h.waits,
+		StoreErrors:  h.storeErrors,
+		Rate:         h.rate,
+		Depth:        h.depthLocked(),
+		Released:     h.released,
+		Wasted:       h.wasted,
+	}
+}

@@ -1,0 +1,104 @@
+// The background refill: when a handle wants another block, and the one
+// goroutine per handle that reserves it from the store.
+
+package seqcache
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// startRefillLocked starts the refill goroutine unless one is running: at
+// most one store call per sequence is ever in flight.
+func (h *Handle) startRefillLocked() {
+	if h.refilling.Load() || h.closed || h.paused > 0 {
+		return
+	}
+	h.refilling.Store(true)
+	h.refilled = make(chan struct{})
+	h.c.wg.Add(1)
+	go h.refill(h.refilled)
+}
+
+// needLocked reports whether another block is wanted: a standby block is
+// always kept, and enough values to last the buffer. Callers waiting in Next
+// are not counted: a block on standby is theirs as soon as they run, and a
+// refill that kept asking until they did would reserve block after block
+// from a fast store.
+func (h *Handle) needLocked() bool {
+	return h.standbyN == 0 || h.depthLocked() <= h.thresh
+}
+
+// refill reserves blocks until the handle has enough cached, retrying
+// transient store failures with jittered backoff.
+func (h *Handle) refill(done chan struct{}) {
+	defer h.c.wg.Done()
+	defer close(done)
+	const minBackoff, maxBackoff = 20 * time.Millisecond, 2 * time.Second
+	backoff := minBackoff
+	for {
+		h.mu.Lock()
+		if h.closed || h.paused > 0 || !h.needLocked() {
+			h.refilling.Store(false)
+			h.setTriggerLocked(h.active.Load())
+			h.mu.Unlock()
+			return
+		}
+		gen := h.gen
+		n := h.blockSizeLocked(time.Now())
+		h.mu.Unlock()
+
+		ctx, cancel := context.WithTimeout(h.c.ctx, h.c.opts.RefillTimeout)
+		b, err := h.c.store.Reserve(ctx, h.name, n)
+		cancel()
+
+		h.mu.Lock()
+		h.outcomes++
+		if err == nil && b.Count <= 0 {
+			err = fmt.Errorf("seqcache: store returned an empty block for %q", h.name)
+		}
+		h.lastErr = err
+		if err != nil {
+			h.storeErrors++
+		} else {
+			h.reservations++
+			h.reserved += b.Count
+			if gen == h.gen {
+				h.standby = append(h.standby, b)
+				h.standbyN += b.Count
+				h.setTriggerLocked(h.active.Load())
+			} else {
+				h.wasted += b.Count // reserved before an Invalidate
+			}
+		}
+		close(h.notify)
+		h.notify = make(chan struct{})
+		wake := h.notify // closed by the next outcome, Change or Close
+		if err != nil && !transient(err) {
+			// A definitive answer (exhausted, dropped): stop until a caller
+			// asks again, and keep the hot path from asking per value.
+			h.active.Load().trigger.Store(h.active.Load().Count)
+			h.refilling.Store(false)
+			h.mu.Unlock()
+			return
+		}
+		h.mu.Unlock()
+
+		if err == nil {
+			backoff = minBackoff
+			continue
+		}
+		wait := backoff/2 + rand.N(backoff/2+1)
+		backoff = min(2*backoff, maxBackoff)
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-wake:
+			t.Stop()
+		case <-h.c.ctx.Done():
+			t.Stop()
+		}
+	}
+}
