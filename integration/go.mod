@@ -6,6 +6,7 @@ replace github.com/seqshim/seqshim => ../
 
 require (
 	entgo.io/ent v0.14.5
+	github.com/glebarez/go-sqlite v1.23.0
 	github.com/jmoiron/sqlx v1.4.0
 	github.com/seqshim/seqshim v0.0.0-00010101000000-000000000000
 	github.com/uptrace/bun v1.3.0
