@@ -82,6 +82,7 @@ var commands = []command{
 	{"fence", "bound the native PostgreSQL sequences below the store's range", (*app).cmdFence},
 	{"watch", "live view of rates, burn per day and time to exhaustion", (*app).cmdWatch},
 	{"policy", "print the least-privilege IAM policy for a DynamoDB store", (*app).cmdPolicy},
+	{"version", "print seqctl's version and the VCS revision it was built from", (*app).cmdVersion},
 }
 
 // app is one invocation of seqctl: its streams, its environment and the
@@ -166,12 +167,16 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("seqctl", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	a.globalFlags(fs)
+	version := fs.Bool("version", false, "print seqctl's version and exit (before any command; same as the version command)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			a.mainHelp(fs)
 			return err
 		}
 		return usagef("%v", err)
+	}
+	if *version {
+		return a.printVersion()
 	}
 	if fs.NArg() == 0 {
 		return usagef("no command given (commands: %s)", commandNames())

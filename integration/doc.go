@@ -1,0 +1,15 @@
+// Package integration is the root of seqshim's integration module: a
+// separate Go module (integration/go.mod, replace github.com/seqshim/seqshim
+// => ../) so that the ORMs and tools it exercises never enter seqshim's own
+// go.mod.
+//
+//   - recipes: seqshim under sqlx, GORM, bun and ent, as examples that run
+//     against PostgreSQL;
+//   - ent: the code ent generates for the ent recipe (go generate ./ent);
+//   - cmd/coexist: a program importing seqshim's driver next to another
+//     SQLite driver, built and run by TestCoexist.
+//
+// Run the tests from this directory with the test environment:
+//
+//	bash -c '. ../scripts/testenv.sh; SEQSHIM_TEST_REQUIRE=1 go test -count=1 ./...'
+package integration

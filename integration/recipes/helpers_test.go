@@ -1,0 +1,66 @@
+package recipes_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"testing"
+
+	"github.com/seqshim/seqshim/driver"
+	"github.com/seqshim/seqshim/internal/testenv"
+)
+
+// TestMain skips every recipe when there is no test PostgreSQL: an Example
+// cannot skip itself.
+func TestMain(m *testing.M) {
+	if os.Getenv(testenv.EnvPG) == "" {
+		if testenv.Required() {
+			fmt.Fprintf(os.Stderr, "recipes: %s is unset (and %s=1)\n", testenv.EnvPG, testenv.EnvRequire)
+			os.Exit(1)
+		}
+		fmt.Printf("recipes: skipped: %s is unset; run under scripts/testenv.sh\n", testenv.EnvPG)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// pgDSN is the test PostgreSQL's URL with a seqshim store added — an
+// application's DSN after the migration, e.g.
+// postgres://app@db/app?seqshim.store=memory:
+func pgDSN(store string) string {
+	u, err := url.Parse(os.Getenv(testenv.EnvPG))
+	if err != nil {
+		panic(err)
+	}
+	q := u.Query()
+	q.Set("seqshim.store", store)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// report prints where the ids came from: the values of orders_seq the store
+// served to this process (driver.Stats), whether the database has a sequence
+// public.orders_seq (it must not: CREATE SEQUENCE through seqshim goes to the
+// store), and the default of table.id (none: not serial, not identity).
+func report(ctx context.Context, db *sql.DB, table string) {
+	stats, err := driver.Stats(ctx, db)
+	if err != nil {
+		panic(err)
+	}
+	for _, st := range stats {
+		fmt.Printf("store: %d values of %s served to this process\n", st.Served, st.Name)
+	}
+	var native bool
+	if err := db.QueryRowContext(ctx, "SELECT to_regclass('public.orders_seq') IS NOT NULL").Scan(&native); err != nil {
+		panic(err)
+	}
+	var def sql.NullString
+	err = db.QueryRowContext(ctx, `SELECT column_default FROM information_schema.columns
+		WHERE table_schema = current_schema() AND table_name = $1 AND column_name = 'id'`, table).Scan(&def)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("database: sequence orders_seq exists: %v; default of %s.id: %q\n", native, table, def.String)
+}
