@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/seqshim/seqshim/internal/storeurl"
 	"github.com/seqshim/seqshim/sequence"
 )
 
@@ -88,11 +90,11 @@ func connectNative(ctx context.Context, from string) (*pgx.Conn, error) {
 	}
 	cfg, err := pgx.ParseConfig(from)
 	if err != nil {
-		return nil, usagef("--from %s: %v", redact(from), err)
+		return nil, usagef("--from %s: %v", storeurl.Redact(from), err)
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", redact(from), err)
+		return nil, fmt.Errorf("connect to %s: %w", storeurl.Redact(from), err)
 	}
 	return conn, nil
 }

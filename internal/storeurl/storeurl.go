@@ -36,7 +36,7 @@ func Open(ctx context.Context, rawurl string) (sequence.Store, error) {
 	}
 	scheme, rest, ok := strings.Cut(rawurl, ":")
 	if !ok {
-		return nil, fmt.Errorf("%w: %q has no scheme; want %s", ErrURL, rawurl, Forms)
+		return nil, fmt.Errorf("%w: %q has no scheme; want %s", ErrURL, Redact(rawurl), Forms)
 	}
 	switch strings.ToLower(scheme) {
 	case memstore.Scheme:
@@ -46,5 +46,5 @@ func Open(ctx context.Context, rawurl string) (sequence.Store, error) {
 	case "dynamodb":
 		return dynamostore.Open(ctx, rawurl)
 	}
-	return nil, fmt.Errorf("%w: unknown scheme %q in %q; want %s", ErrURL, scheme, rawurl, Forms)
+	return nil, fmt.Errorf("%w: unknown scheme %q in %q; want %s", ErrURL, scheme, Redact(rawurl), Forms)
 }
