@@ -44,7 +44,7 @@ func (a *app) storeURLOrEnv() (string, error) {
 		u = a.getenv(envStore)
 	}
 	if u == "" {
-		return "", usagef("no store: pass --store URL or set %s (%s)", envStore, storeForms)
+		return "", usagef("no store: pass --store URL or set %s (%s)", envStore, storeurl.Summary())
 	}
 	return u, nil
 }
