@@ -14,6 +14,9 @@ import (
 	"github.com/seqshim/seqshim/sequence"
 )
 
+// codeInsufficientPrivilege is PostgreSQL's SQLSTATE for a missing grant.
+const codeInsufficientPrivilege = "42501"
+
 // nativeSeq is a sequence of a live PostgreSQL database.
 type nativeSeq struct {
 	Name   string // canonical, as the driver names the counter
@@ -150,7 +153,7 @@ func readPosition(ctx context.Context, conn *pgx.Conn, n nativeSeq) (sequence.Po
 	var p sequence.Position
 	err := conn.QueryRow(ctx, "SELECT last_value, is_called FROM "+n.ident()).Scan(&p.Last, &p.Called)
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "42501" {
+	if errors.As(err, &pe) && pe.Code == codeInsufficientPrivilege {
 		return p, fmt.Errorf("read the position of %s: %w (grant SELECT on the sequence to this user)", n.Name, err)
 	}
 	if err != nil {
