@@ -8,11 +8,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/seqshim/seqshim/dynamostore"
+	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/seqcache"
 	"github.com/seqshim/seqshim/sequence"
@@ -77,11 +76,7 @@ func storeWrites(ctx context.Context, cfg config, logf func(string, ...any)) (st
 		reads    = func() int64 { return 0 }
 	)
 	if cfg.dynamo != "" {
-		client := dynamodb.New(dynamodb.Options{
-			Region:       "us-east-1",
-			BaseEndpoint: aws.String(cfg.dynamo),
-			Credentials:  credentials.NewStaticCredentialsProvider("seqshim", "seqshim", ""),
-		})
+		client := testenv.DynamoDBClient(cfg.dynamo)
 		b := make([]byte, 4)
 		rand.Read(b)
 		table := "seqshim-bench-" + hex.EncodeToString(b)

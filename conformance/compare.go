@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // Mismatch is a step whose transcript differs from PostgreSQL's.
@@ -62,7 +64,7 @@ func compare(sc *Scenario, want, got Transcript, lenient bool) Outcome {
 			o.Mismatches = append(o.Mismatches, Mismatch{Step: i, Want: w, Got: g})
 			continue
 		}
-		if strings.HasPrefix(g, "ERROR 0A000: ") {
+		if strings.HasPrefix(g, "ERROR "+sequence.CodeFeatureNotSupported+": ") {
 			o.RejectedAt = i
 			return o
 		}

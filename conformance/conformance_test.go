@@ -15,14 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx": the native target
 
 	"github.com/seqshim/seqshim/conformance"
 	_ "github.com/seqshim/seqshim/driver" // driver "seqshim"
-	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/internal/testenv"
 )
 
@@ -68,9 +64,8 @@ type target struct {
 type suiteEnv struct {
 	pgURL     string
 	admin     *sql.DB
-	dynamo    string // dynalite endpoint, "" when unavailable
-	table     string // DynamoDB table of this run
-	dynamoErr error  // creating the table failed: the dynamodb target fails, the others run
+	dynamo    testenv.DynamoTable // the run's table; Endpoint "" when dynalite is unavailable
+	dynamoErr error               // creating the table failed: the dynamodb target fails, the others run
 }
 
 var targets = []target{
@@ -85,14 +80,13 @@ var targets = []target{
 		return "seqshim", withStore(t, dbURL, dbURL)
 	}},
 	{"dynamodb", func(t *testing.T, env *suiteEnv, dbURL, unique string) (string, string) {
-		if env.dynamo == "" {
+		if env.dynamo.Endpoint == "" {
 			testenv.DynamoDB(t) // skips, or fails when required
 		}
 		if env.dynamoErr != nil {
 			t.Fatal(env.dynamoErr)
 		}
-		q := url.Values{"endpoint": {env.dynamo}, "region": {"us-east-1"}, "prefix": {unique + "/"}}
-		return "seqshim", withStore(t, dbURL, "dynamodb://"+env.table+"?"+q.Encode())
+		return "seqshim", withStore(t, dbURL, env.dynamo.URL(unique+"/"))
 	}},
 }
 
@@ -119,9 +113,8 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { env.admin.Close() })
-	if ep := os.Getenv(testenv.EnvDynamoDB); ep != "" {
-		env.dynamo = ep
-		env.table, env.dynamoErr = dynamoTable(t, ep)
+	if os.Getenv(testenv.EnvDynamoDB) != "" {
+		env.dynamo, env.dynamoErr = testenv.CreateDynamoTable(t)
 	}
 
 	for _, sc := range scenarios {
@@ -234,30 +227,6 @@ func freshDB(t *testing.T, env *suiteEnv) (dbURL, unique string) {
 	}
 	u.Path = "/" + unique
 	return u.String(), unique
-}
-
-// dynamoTable creates the DynamoDB table of this run; each scenario uses its
-// own key prefix in it.
-func dynamoTable(t *testing.T, endpoint string) (string, error) {
-	client := dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("seqshim", "seqshim", ""),
-	})
-	table := "seqshim-conformance-" + randHex(4)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := dynamostore.CreateTable(ctx, client, table); err != nil {
-		return "", fmt.Errorf("create DynamoDB table: %w", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: &table}); err != nil {
-			t.Logf("delete DynamoDB table %s: %v", table, err)
-		}
-	})
-	return table, nil
 }
 
 func randHex(n int) string {

@@ -2,9 +2,7 @@ package conformance_test
 
 import (
 	"context"
-	crand "crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,13 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/seqshim/seqshim/conformance/internal/torture"
 	_ "github.com/seqshim/seqshim/driver" // driver "seqshim"
-	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/seqcache"
 	"github.com/seqshim/seqshim/sequence"
@@ -84,7 +77,8 @@ func TestTorture(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), duration+5*time.Minute)
 	defer cancel()
 	const seq = "torture_seq"
-	store, table := tortureStore(t, ctx, endpoint)
+	d := testenv.NewDynamoTable(t) // the store on it talks to dynalite directly, not through a proxy
+	store, table := d.Store(), d.Name
 	spec := sequence.DefaultSpec()
 	if err := store.Create(ctx, seq, spec, spec.Initial()); err != nil {
 		t.Fatal(err)
@@ -323,7 +317,8 @@ func TestOutage(t *testing.T) {
 	endpoint := testenv.DynamoDB(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	store, table := tortureStore(t, ctx, endpoint)
+	d := testenv.NewDynamoTable(t) // the store on it talks to dynalite directly, not through a proxy
+	store, table := d.Store(), d.Name
 	const (
 		buffer  = time.Second
 		maxWait = 500 * time.Millisecond
@@ -471,31 +466,6 @@ func TestOutage(t *testing.T) {
 	}
 }
 
-// tortureStore creates a DynamoDB table of its own on dynalite and returns a
-// store on it that talks to dynalite directly (not through any proxy).
-func tortureStore(t *testing.T, ctx context.Context, endpoint string) (*dynamostore.Store, string) {
-	t.Helper()
-	client := dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("seqshim", "seqshim", ""),
-	})
-	b := make([]byte, 4)
-	crand.Read(b)
-	table := "seqshim-torture-" + hex.EncodeToString(b)
-	if err := dynamostore.CreateTable(ctx, client, table); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: &table}); err != nil {
-			t.Logf("delete DynamoDB table %s: %v", table, err)
-		}
-	})
-	return dynamostore.New(client, table), table
-}
-
 // tortureDSN is the PostgreSQL URL with seqshim's store on table through the
 // proxy endpoint, and the given seqshim parameters.
 func tortureDSN(t *testing.T, pg, table, endpoint string, params map[string]string) string {
@@ -505,8 +475,7 @@ func tortureDSN(t *testing.T, pg, table, endpoint string, params map[string]stri
 		t.Fatal(err)
 	}
 	q := u.Query()
-	sq := url.Values{"endpoint": {endpoint}, "region": {"us-east-1"}}
-	q.Set("seqshim.store", "dynamodb://"+table+"?"+sq.Encode())
+	q.Set("seqshim.store", testenv.DynamoTable{Endpoint: endpoint, Name: table}.URL(""))
 	for k, v := range params {
 		q.Set(k, v)
 	}

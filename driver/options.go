@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seqshim/seqshim/internal/storeurl"
 	"github.com/seqshim/seqshim/sequence"
 )
 
@@ -48,9 +49,10 @@ type Options struct {
 	// opens nor closes it. StoreURL, if also set, takes precedence; with
 	// Store set, SEQSHIM_STORE is ignored.
 	Store sequence.Store
-	// StoreURL is the store to open: memory:, sqlite:PATH, postgres://…,
-	// dynamodb://TABLE?region=R&endpoint=URL. Every Connector of the process
-	// with the same URL shares one store and one cache.
+	// StoreURL is the store to open, one of memory:, sqlite:PATH,
+	// postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P. Every
+	// Connector of the process with the same URL shares one store and one
+	// cache.
 	StoreURL string
 
 	// Driver is the registered name of the inner database/sql driver, used by
@@ -101,7 +103,7 @@ const paramPrefix = "seqshim."
 // environment fallback, [Parameters] and the README all come from it.
 var params = []param{
 	{Parameter{"seqshim.store", "SEQSHIM_STORE", "(none: an error at first use)",
-		"store URL: memory:, sqlite:PATH, postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P"},
+		"store URL: " + storeurl.Summary()},
 		func(o *Options, v string) error { o.StoreURL = v; return nil }},
 	{Parameter{"seqshim.driver", "SEQSHIM_DRIVER", "pgx",
 		"registered name of the inner database/sql driver"},

@@ -12,17 +12,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	seqdriver "github.com/seqshim/seqshim/driver"
-	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/sequence"
@@ -67,24 +62,7 @@ var storeKinds = []struct {
 // dynamoStore returns a store on a fresh dynalite table.
 func dynamoStore(tb testing.TB) sequence.Store {
 	tb.Helper()
-	endpoint := testenv.DynamoDB(tb)
-	client := dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("seqshim", "seqshim", ""),
-	})
-	table := uniq(tb, "seqshim-driver")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := dynamostore.CreateTable(ctx, client, table); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: &table})
-	})
-	return dynamostore.New(client, table)
+	return testenv.NewDynamoTable(tb).Store()
 }
 
 // seqshimDB opens the test PostgreSQL through seqshim's Go API with store st.
@@ -320,22 +298,9 @@ func TestPGDDLBoth(t *testing.T) {
 // default chain gets dummy credentials, which dynalite accepts.
 func dynamoURL(t *testing.T) string {
 	t.Helper()
-	endpoint := testenv.DynamoDB(t)
-	t.Setenv("AWS_ACCESS_KEY_ID", "seqshim")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "seqshim")
-	client := dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("seqshim", "seqshim", ""),
-	})
-	table := uniq(t, "seqshim-dsn")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := dynamostore.CreateTable(ctx, client, table); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &table}) })
-	return "dynamodb://" + table + "?region=us-east-1&endpoint=" + endpoint
+	d := testenv.NewDynamoTable(t)
+	testenv.DynamoDBEnv(t)
+	return d.URL("")
 }
 
 // TestPGOpenDSN opens seqshim by name with the store in the DSN, for each

@@ -54,17 +54,10 @@ func TestParseURL(t *testing.T) {
 // region in the URL, or from the SDK's environment variables; credentials
 // always from the environment (dynalite accepts any).
 func TestOpen(t *testing.T) {
-	endpoint := testenv.DynamoDB(t)
-	table := testTable(t)
-	t.Setenv("AWS_ACCESS_KEY_ID", "seqshim")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "seqshim")
-	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
-	t.Setenv("AWS_REGION", "")
-	t.Setenv("AWS_DEFAULT_REGION", "")
-	t.Setenv("AWS_ENDPOINT_URL", "")
-	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	d := testenv.NewDynamoTable(t)
+	endpoint, table := d.Endpoint, d.Name
+	testenv.DynamoDBEnv(t)
+	t.Setenv("AWS_REGION", "") // the cases below set it, or leave it out
 
 	tests := []struct {
 		name string

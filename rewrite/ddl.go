@@ -284,7 +284,7 @@ func (s *stmt) options(d *DDL, i int) error {
 			parts := s.chain(i + 2)
 			i = parts[len(parts)-1] + 1
 		case "logged", "unlogged":
-			note(sqlError("XX000", "option %q not recognized", w))
+			note(sqlError(codeInternalError, "option %q not recognized", w))
 			i++
 		default:
 			syntax = s.syntaxAt(i)
@@ -317,7 +317,7 @@ func (s *stmt) options(d *DDL, i int) error {
 			if errors.Is(err, strconv.ErrRange) {
 				return nil, sqlError(sequence.CodeNumericOutOfRange, "value %q is out of range for type bigint", o.num)
 			}
-			return nil, sqlError("22P02", "invalid input syntax for type bigint: %q", o.num)
+			return nil, sqlError(codeInvalidTextRepresentation, "invalid input syntax for type bigint: %q", o.num)
 		}
 		return nil, nil
 	}

@@ -15,7 +15,7 @@ var (
 	// ErrLimit: the sequence reached MAXVALUE or MINVALUE without CYCLE (SQLSTATE 2200H).
 	ErrLimit = errors.New("sequence limit reached")
 	// ErrInvalid: a sequence definition or argument PostgreSQL would reject
-	// (SQLSTATE 22023, 22003 or 42602).
+	// (SQLSTATE 22023, 22003, 42601, 42602 or 0A000).
 	ErrInvalid = errors.New("invalid sequence parameter")
 	// ErrNotDefined: currval or lastval before nextval in this session (SQLSTATE 55000).
 	ErrNotDefined = errors.New("value not yet defined in this session")
@@ -32,6 +32,7 @@ const (
 	CodeInvalidParameterValue = "22023"
 	CodeNumericOutOfRange     = "22003"
 	CodeInvalidName           = "42602"
+	CodeSyntaxError           = "42601"
 	CodeObjectNotInState      = "55000"
 	CodeFeatureNotSupported   = "0A000"
 	CodeSerializationFailure  = "40001"

@@ -35,7 +35,7 @@ func ParseName(text string) (string, error) {
 	case 3:
 		return "", newError(ErrInvalid, CodeFeatureNotSupported, "cross-database references are not implemented: %s", text)
 	default:
-		return "", newError(ErrInvalid, "42601", "improper relation name (too many dotted names): %s", text)
+		return "", newError(ErrInvalid, CodeSyntaxError, "improper relation name (too many dotted names): %s", text)
 	}
 }
 

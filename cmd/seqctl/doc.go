@@ -6,12 +6,12 @@
 //
 //	seqctl [--store URL] [-o table|json] [--timeout D] COMMAND [flags] [args]
 //
-// The store is given by --store or the environment variable SEQSHIM_STORE:
-// sqlite:PATH, postgres://..., dynamodb://TABLE?region=R&endpoint=URL&prefix=P
-// or memory: (one process only). --timeout bounds a command (each refresh of
-// watch); by default it waits as long as the store does. Run "seqctl --help"
-// for the commands and exit codes, and "seqctl COMMAND --help" for each
-// command's flags.
+// The store is given by --store or the environment variable SEQSHIM_STORE,
+// one of memory:, sqlite:PATH, postgres://…,
+// dynamodb://TABLE?region=R&endpoint=URL&prefix=P (memory: is one process
+// only). --timeout bounds a command (each refresh of watch); by default it
+// waits as long as the store does. Run "seqctl --help" for the commands and
+// exit codes, and "seqctl COMMAND --help" for each command's flags.
 //
 // A typical migration of a live PostgreSQL database:
 //

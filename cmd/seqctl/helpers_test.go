@@ -6,15 +6,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/sequence"
@@ -130,31 +125,9 @@ func forEachStore(t *testing.T, f func(t *testing.T, ts *tester)) {
 // (not created yet: seqctl init does that), deleted at the end of the test.
 func dynamoURL(t *testing.T) string {
 	t.Helper()
-	endpoint := testenv.DynamoDB(t)
-	// dynalite accepts any credentials; keep the SDK off the real ones.
-	dir := t.TempDir()
-	t.Setenv("AWS_ACCESS_KEY_ID", "seqctl")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "seqctl")
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
-	t.Setenv("AWS_ENDPOINT_URL", "")
-	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "")
-	table := uniqueName(t, "seqctl-", 200)
-	t.Cleanup(func() {
-		client := dynamodb.New(dynamodb.Options{
-			Region:       "us-east-1",
-			BaseEndpoint: aws.String(endpoint),
-			Credentials:  credentials.NewStaticCredentialsProvider("seqctl", "seqctl", ""),
-		})
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: &table}); err != nil {
-			t.Logf("DeleteTable %s: %v", table, err)
-		}
-	})
-	return "dynamodb://" + table + "?region=us-east-1&endpoint=" + url.QueryEscape(endpoint)
+	d := testenv.DynamoTableToCreate(t)
+	testenv.DynamoDBEnv(t) // dynalite accepts any credentials; keep the SDK off the real ones
+	return d.URL("")
 }
 
 // uniqueName makes a name from the test's name and random bytes, of

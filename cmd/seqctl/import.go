@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/seqshim/seqshim/sequence"
 	"math"
 	"time"
+
+	"github.com/seqshim/seqshim/internal/storeurl"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 const importDoc = `
@@ -72,7 +74,7 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if len(seqs) == 0 {
-		return fmt.Errorf("no sequence to import in %s: %w", redact(*from), sequence.ErrNotFound)
+		return fmt.Errorf("no sequence to import in %s: %w", storeurl.Redact(*from), sequence.ErrNotFound)
 	}
 	perDay := make([]*float64, len(seqs))
 	if *margin == 0 && *sample > 0 {

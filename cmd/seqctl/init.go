@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/seqshim/seqshim/dynamostore"
+	"github.com/seqshim/seqshim/internal/storeurl"
 	"github.com/seqshim/seqshim/sqlstore"
 )
 
@@ -52,9 +53,9 @@ func (a *app) cmdInit(ctx context.Context, args []string) error {
 		return err
 	}
 	if a.output == "json" {
-		return writeJSON(a.stdout, map[string]string{"store": redact(u), "ready": what})
+		return writeJSON(a.stdout, map[string]string{"store": storeurl.Redact(u), "ready": what})
 	}
-	_, err = fmt.Fprintf(a.stdout, "store %s ready: %s\n", redact(u), what)
+	_, err = fmt.Fprintf(a.stdout, "store %s ready: %s\n", storeurl.Redact(u), what)
 	return err
 }
 
@@ -70,7 +71,7 @@ func (a *app) initDynamo(ctx context.Context, u string) (string, error) {
 	}
 	ds, err := dynamostore.Open(ctx, u, capture)
 	if err != nil {
-		return "", usagef("store %s: %v", redact(u), err)
+		return "", usagef("store %s: %v", storeurl.Redact(u), err)
 	}
 	if err := dynamostore.CreateTable(ctx, dynamodb.New(*opts), ds.Table()); err != nil {
 		return "", fmt.Errorf("%w (needs dynamodb:CreateTable and DescribeTable: see 'seqctl policy --admin')", err)

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/seqshim/seqshim/dynamostore"
 )
 
 func TestInit(t *testing.T) {
@@ -12,9 +14,13 @@ func TestInit(t *testing.T) {
 	})
 	t.Run("dynamodb", func(t *testing.T) {
 		ts := &tester{t: t, store: dynamoURL(t)}
+		u, err := dynamostore.ParseURL(ts.store)
+		if err != nil {
+			t.Fatal(err)
+		}
 		// Before init the table does not exist: listing fails.
 		ts.fails(exitFailed, "list")
-		testInit(t, ts, "DynamoDB table seqctl-")
+		testInit(t, ts, "DynamoDB table "+u.Table+" is ACTIVE")
 	})
 	t.Run("postgres", func(t *testing.T) {
 		conn, pgURL, _ := pgSchema(t)

@@ -9,8 +9,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/seqshim/seqshim/internal/storeurl"
 	"github.com/seqshim/seqshim/sequence"
 )
+
+// codeInsufficientPrivilege is PostgreSQL's SQLSTATE for a missing grant.
+const codeInsufficientPrivilege = "42501"
 
 // nativeSeq is a sequence of a live PostgreSQL database.
 type nativeSeq struct {
@@ -88,11 +93,11 @@ func connectNative(ctx context.Context, from string) (*pgx.Conn, error) {
 	}
 	cfg, err := pgx.ParseConfig(from)
 	if err != nil {
-		return nil, usagef("--from %s: %v", redact(from), err)
+		return nil, usagef("--from %s: %v", storeurl.Redact(from), err)
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", redact(from), err)
+		return nil, fmt.Errorf("connect to %s: %w", storeurl.Redact(from), err)
 	}
 	return conn, nil
 }
@@ -148,7 +153,7 @@ func readPosition(ctx context.Context, conn *pgx.Conn, n nativeSeq) (sequence.Po
 	var p sequence.Position
 	err := conn.QueryRow(ctx, "SELECT last_value, is_called FROM "+n.ident()).Scan(&p.Last, &p.Called)
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "42501" {
+	if errors.As(err, &pe) && pe.Code == codeInsufficientPrivilege {
 		return p, fmt.Errorf("read the position of %s: %w (grant SELECT on the sequence to this user)", n.Name, err)
 	}
 	if err != nil {

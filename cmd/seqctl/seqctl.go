@@ -5,12 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/seqshim/seqshim/sequence"
 	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
+
+	"github.com/seqshim/seqshim/internal/storeurl"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // Exit codes, documented in the top-level help.
@@ -26,9 +29,6 @@ const (
 // envStore names the environment variable giving the default store URL, the
 // same one the driver reads.
 const envStore = "SEQSHIM_STORE"
-
-// storeForms lists the store URLs an operator can give, for help and errors.
-const storeForms = "sqlite:PATH, postgres://..., dynamodb://TABLE?region=R&endpoint=URL&prefix=P, memory:"
 
 // errDeclined is returned when an operator does not confirm a destructive
 // command.
@@ -209,7 +209,7 @@ func commandNames() string {
 // globalFlags registers --store, -o and --timeout. Every subcommand's flag
 // set has them too, so they may come before or after the command.
 func (a *app) globalFlags(fs *flag.FlagSet) {
-	fs.StringVar(&a.storeURL, "store", a.storeURL, "store `URL`: "+storeForms+" (default $"+envStore+")")
+	fs.StringVar(&a.storeURL, "store", a.storeURL, "store `URL`: "+storeurl.Summary()+" (default $"+envStore+")")
 	fs.StringVar(&a.output, "o", a.output, "output `format`: table or json")
 	fs.DurationVar(&a.timeout, "timeout", a.timeout, "give up on the command after `duration` (watch: on each refresh); 0 waits as long as the store does")
 }
@@ -251,14 +251,16 @@ global flags (also accepted after the command; -flag and --flag are the same):
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
+	fmt.Fprint(w, "\nstores:\n")
+	for _, f := range storeurl.Forms() {
+		const width = 31
+		if utf8.RuneCountInString(f.Syntax) > width {
+			fmt.Fprintf(w, "  %s\n  %*s  %s\n", f.Syntax, width, "", f.Doc)
+		} else {
+			fmt.Fprintf(w, "  %-*s  %s\n", width, f.Syntax, f.Doc)
+		}
+	}
 	fmt.Fprint(w, `
-stores:
-  sqlite:PATH                      a SQLite file (created if missing; its directory must exist)
-  postgres://USER@HOST/DB?...      a table in a PostgreSQL database (&table=NAME to choose it)
-  dynamodb://TABLE?region=R&endpoint=URL&prefix=P
-                                   a DynamoDB table; credentials from the AWS SDK's default chain
-  memory:                          this process only (tests and demos)
-
 names follow PostgreSQL: orders_seq, ORDERS_SEQ and public.orders_seq are one
 counter; "Orders_Seq" (quoted) is another; app.orders_seq is in schema app.
 

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/seqshim/seqshim/sequence"
 	"strings"
 	"testing"
+
+	"github.com/seqshim/seqshim/internal/storeurl"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 func TestMainHelp(t *testing.T) {
@@ -27,6 +29,11 @@ func TestMainHelp(t *testing.T) {
 		for _, want := range []string{"-store URL", "-o format", "SEQSHIM_STORE", "sqlite:PATH", "dynamodb://", "postgres://", "memory:"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("seqctl %v does not mention %q", args, want)
+			}
+		}
+		for _, f := range storeurl.Forms() {
+			if !strings.Contains(r.stdout, "\n  "+f.Syntax+" ") && !strings.Contains(r.stdout, "\n  "+f.Syntax+"\n") {
+				t.Errorf("seqctl %v does not list the store URL form %s", args, f.Syntax)
 			}
 		}
 		for c := exitOK; c <= exitLimit; c++ {
@@ -89,7 +96,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"list", "-o", "yaml"}, "want table or json"},
 		{[]string{"show"}, "want one counter name"},
 		{[]string{"show", `"unterminated`}, "invalid name syntax"},
-		{[]string{"list"}, "no store: pass --store URL or set SEQSHIM_STORE (sqlite:PATH"},
+		{[]string{"list"}, "no store: pass --store URL or set SEQSHIM_STORE (memory:, sqlite:PATH"},
 		{[]string{"--store", "mysql://x", "list"}, `unknown scheme "mysql"`},
 		{[]string{"--store", "dynamodb://x", "list"}, "dynamodb"},
 	}

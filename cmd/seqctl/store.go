@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 
 	"github.com/seqshim/seqshim/internal/storeurl"
 	"github.com/seqshim/seqshim/sequence"
@@ -34,7 +33,7 @@ func (a *app) store(ctx context.Context) (sequence.Store, error) {
 		if errors.As(err, &ue) {
 			return nil, err
 		}
-		return nil, usagef("store %s: %v", redact(u), err)
+		return nil, usagef("store %s: %v", storeurl.Redact(u), err)
 	}
 	return st, nil
 }
@@ -45,7 +44,7 @@ func (a *app) storeURLOrEnv() (string, error) {
 		u = a.getenv(envStore)
 	}
 	if u == "" {
-		return "", usagef("no store: pass --store URL or set %s (%s)", envStore, storeForms)
+		return "", usagef("no store: pass --store URL or set %s (%s)", envStore, storeurl.Summary())
 	}
 	return u, nil
 }
@@ -60,11 +59,11 @@ func closeStore(st sequence.Store) {
 func (a *app) storeErr(err error, name string) error {
 	switch {
 	case errors.Is(err, sequence.ErrNotFound):
-		return fmt.Errorf("%w ('seqctl list' shows the counters of %s)", err, redact(a.storeURLQuiet()))
+		return fmt.Errorf("%w ('seqctl list' shows the counters of %s)", err, storeurl.Redact(a.storeURLQuiet()))
 	case errors.Is(err, sequence.ErrExists):
 		return fmt.Errorf("%w ('seqctl show %s' shows it)", err, name)
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%w (store %s did not answer in time)", err, redact(a.storeURLQuiet()))
+		return fmt.Errorf("%w (store %s did not answer in time)", err, storeurl.Redact(a.storeURLQuiet()))
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("interrupted: %w", err)
 	}
@@ -74,13 +73,4 @@ func (a *app) storeErr(err error, name string) error {
 func (a *app) storeURLQuiet() string {
 	u, _ := a.storeURLOrEnv()
 	return u
-}
-
-// redact hides a password in a URL for messages.
-func redact(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	return u.Redacted()
 }

@@ -91,7 +91,7 @@ func TestOpenWorks(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
-	for _, url := range []string{"", "  ", "orders", "mysql://x", "redis://127.0.0.1"} {
+	for _, url := range []string{"", "  ", "orders", "mysql://x", "redis://127.0.0.1", "mysql://app:s3cret@db/app"} {
 		t.Run(url, func(t *testing.T) {
 			_, err := Open(t.Context(), url)
 			if !errors.Is(err, ErrURL) {
@@ -101,6 +101,9 @@ func TestOpenErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), form) {
 					t.Errorf("error %q does not name %s", err, form)
 				}
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("error %q shows the password", err)
 			}
 		})
 	}

@@ -1,6 +1,14 @@
 // Package testenv gives tests the real components the test script starts:
 // PostgreSQL 15 and dynalite. Run without them, integration tests skip; with
 // SEQSHIM_TEST_REQUIRE=1 (as in CI) a missing component fails the test instead.
+//
+// On dynalite it makes what tests share: a client ([DynamoDBClient]), a
+// table of the test's own, deleted when the test ends ([NewDynamoTable]),
+// its store URL ([DynamoTable.URL]) and an environment in which the AWS
+// SDK's default chain reaches nothing real ([DynamoDBEnv]).
+//
+// testenv imports dynamostore (to create tables): tests of dynamostore that
+// use it are in package dynamostore_test.
 package testenv
 
 import (
