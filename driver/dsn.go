@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/seqshim/seqshim/internal/storeurl"
 )
 
 // dsnParam is one seqshim.* parameter taken out of a DSN.
@@ -121,7 +123,7 @@ func misplacedStoreParams(base string, kept []string, params []dsnParam, fragmen
 		sep = "&"
 	}
 	storeURL += sep + strings.Join(moved, "&")
-	fixed := redactDSN(base) + "?" + strings.Join(append(rest, "seqshim.store="+url.QueryEscape(storeURL)), "&")
+	fixed := storeurl.Redact(base) + "?" + strings.Join(append(rest, "seqshim.store="+url.QueryEscape(storeURL)), "&")
 	var others strings.Builder
 	for _, p := range params {
 		if p.key != "seqshim.store" {
@@ -131,14 +133,6 @@ func misplacedStoreParams(base string, kept []string, params []dsnParam, fragmen
 	return fmt.Errorf("seqshim: DSN parameter %s belongs to the store URL in seqshim.store, not to the database: "+
 		"percent-encode the store URL inside the DSN, as in %s%s%s (or set SEQSHIM_STORE=%s)",
 		strings.Join(names, ", "), fixed, others.String(), fragment, redactURL(storeURL))
-}
-
-// redactDSN hides the password of a URL DSN in messages.
-func redactDSN(base string) string {
-	if u, err := url.Parse(base); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	return base
 }
 
 // splitKeywordValue removes seqshim.* settings from a keyword/value DSN,
