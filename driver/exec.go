@@ -402,10 +402,6 @@ func (c *conn) ddl(ctx context.Context, d *rewrite.DDL) error {
 	st := c.seq.store
 	switch d.Op {
 	case rewrite.Create:
-		if d.Temp {
-			return &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: rewrite.ErrUnsupported,
-				Message: "seqshim: temporary sequences are not supported: a store sequence is shared by every session"}
-		}
 		spec, pos, err := d.Clauses.Create()
 		if err != nil {
 			return err
