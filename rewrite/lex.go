@@ -39,7 +39,6 @@ type lexer struct {
 	exec   bool  // inside MySQL's /*! … */
 	marks  []int // offsets of the /*! and */ markers around MySQL's executed comments
 	params int   // highest parameter number seen
-	nextQ  int   // number the next anonymous ? gets (minus one)
 }
 
 func lex(d Dialect, s string) *lexer {
