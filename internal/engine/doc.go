@@ -9,8 +9,9 @@
 // It is free of database/sql/driver types on purpose: a front end owns the
 // way statements, arguments, rows and errors reach its users, and the
 // engine only sees bind arguments through [Args], a database session
-// through [Conn], and gives rows back as [Rows]. It builds on pgconn only
-// for *pgconn.PgError, the error type both pgx-based front ends return.
+// through [Conn], and gives rows back as [Rows]. Of pgx it uses pgconn only:
+// *pgconn.PgError, the error type both pgx-based front ends return, and
+// [PgConn], the [Conn] of a *pgconn.PgConn.
 //
 // # Basics
 //

@@ -37,8 +37,8 @@ func (a AnyArgs) Arg(i int) (any, error) { return a[i], nil }
 // arguments over costs no allocation on the hot path.
 type Session[A Args] struct {
 	eng *Engine
-	db  Conn // nil: the session's transaction is not tracked
-	seq state
+	db  Conn  // nil: the session's transaction is not tracked
+	seq state // currval and lastval
 
 	plans      map[string]*Prepared // texts with sequence work seen here
 	lastHandle *seqcache.Handle     // cache handle of the last nextval
