@@ -6,25 +6,18 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/seqshim/seqshim/internal/engine"
 	"github.com/seqshim/seqshim/rewrite"
-	"github.com/seqshim/seqshim/seqcache"
 )
 
-// conn wraps one inner connection: one physical database session, which also
-// carries the session's currval and lastval.
+// conn wraps one inner connection: one physical database session, whose
+// sequence state (currval, lastval, plans seen) is its engine session.
 type conn struct {
-	c     *Connector
-	seq   *sharedSeq
-	inner driver.Conn
-	sess  session
-
-	scratch    [4]int64             // call values of one statement
-	argBuf     []driver.NamedValue  // arguments of a rewritten Exec, reused
-	plans      map[string]*connPlan // texts with sequence work seen here
-	lastHandle *seqcache.Handle     // cache handle of the last nextval
-	pg         *pgconn.PgConn       // the inner pgx session, if any: its transaction status
+	c      *Connector
+	inner  driver.Conn
+	sess   *engine.Session[namedArgs]
+	argBuf []driver.NamedValue // arguments of a rewritten Exec, reused
 
 	// The inner connection's optional interfaces, looked up once.
 	execer    driver.ExecerContext
@@ -54,8 +47,8 @@ var (
 	_ interface{ Unwrap() driver.Conn } = (*conn)(nil)
 )
 
-func newConn(c *Connector, seq *sharedSeq, inner driver.Conn) *conn {
-	cn := &conn{c: c, seq: seq, inner: inner}
+func newConn(c *Connector, eng *engine.Engine, inner driver.Conn) *conn {
+	cn := &conn{c: c, inner: inner}
 	cn.execer, _ = inner.(driver.ExecerContext)
 	cn.queryer, _ = inner.(driver.QueryerContext)
 	cn.preparer, _ = inner.(driver.ConnPrepareContext)
@@ -64,9 +57,12 @@ func newConn(c *Connector, seq *sharedSeq, inner driver.Conn) *conn {
 	cn.checker, _ = inner.(driver.NamedValueChecker)
 	cn.resetter, _ = inner.(driver.SessionResetter)
 	cn.validator, _ = inner.(driver.Validator)
-	if pc, ok := inner.(interface{ Conn() *pgx.Conn }); ok && c.dialect == rewrite.Postgres {
-		cn.pg = pc.Conn().PgConn()
+	// With pgx inside, the engine sees the session's transaction status.
+	var db engine.Conn
+	if pc, ok := inner.(interface{ Conn() *pgx.Conn }); ok && eng.Dialect() == rewrite.Postgres {
+		db = engine.PgConn(pc.Conn().PgConn())
 	}
+	cn.sess = engine.NewSession[namedArgs](eng, db)
 	return cn
 }
 
@@ -83,25 +79,18 @@ func (c *conn) Prepare(query string) (driver.Stmt, error) {
 // PrepareContext prepares a statement. A statement with nothing to rewrite
 // is the inner driver's statement, returned as it is.
 func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	cp, err := c.plan(query)
+	p, err := c.sess.Plan(ctx, query)
 	if err != nil {
-		return nil, c.fail(ctx, err)
+		return nil, engineErr(err)
 	}
-	if cp == nil || passThrough(cp.plan) {
+	if p == nil {
 		st, err := c.prepareInner(ctx, query)
-		if err == nil && rewrite.DiscardsSequences(c.c.dialect, query) {
+		if err == nil && c.sess.Engine().Discards(query) {
 			st = &discardStmt{Stmt: st, c: c}
 		}
 		return st, err
 	}
-	return &stmt{c: c, query: query, cp: cp}, nil
-}
-
-func (c *conn) prepareInner(ctx context.Context, query string) (driver.Stmt, error) {
-	if c.preparer != nil {
-		return c.preparer.PrepareContext(ctx, query)
-	}
-	return c.inner.Prepare(query)
+	return &stmt{c: c, p: p}, nil
 }
 
 // Close closes the inner connection.
@@ -128,48 +117,49 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if opts.Isolation != 0 || opts.ReadOnly {
 		return nil, errors.New("seqshim: inner driver does not support transaction options")
 	}
-	return c.inner.Begin() //nolint:staticcheck // the inner driver has nothing else
+	//lint:ignore SA1019 the inner driver has nothing else
+	return c.inner.Begin()
 }
 
 // ExecContext executes query. Without a sequence call it goes to the inner
 // connection as it is; otherwise the plan is applied.
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	cp, err := c.plan(query)
+	p, err := c.sess.Plan(ctx, query)
 	if err != nil {
-		return nil, c.fail(ctx, err)
+		return nil, engineErr(err)
 	}
-	if cp == nil {
+	if p == nil {
 		if c.execer == nil {
 			return nil, driver.ErrSkip // database/sql prepares instead
 		}
 		res, err := c.execer.ExecContext(ctx, query, args)
 		if err == nil {
-			c.afterPassThrough(query)
+			c.sess.AfterPassThrough(query)
 		}
 		return res, err
 	}
-	return c.execPlan(ctx, query, cp, args)
+	return c.execPlan(ctx, p, args)
 }
 
 // QueryContext runs query. Without a sequence call it goes to the inner
 // connection, whose rows are returned as they are; a statement made only of
 // sequence calls is answered here without a round trip.
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	cp, err := c.plan(query)
+	p, err := c.sess.Plan(ctx, query)
 	if err != nil {
-		return nil, c.fail(ctx, err)
+		return nil, engineErr(err)
 	}
-	if cp == nil {
+	if p == nil {
 		if c.queryer == nil {
 			return nil, driver.ErrSkip // database/sql prepares instead
 		}
 		rows, err := c.queryer.QueryContext(ctx, query, args)
 		if err == nil {
-			c.afterPassThrough(query)
+			c.sess.AfterPassThrough(query)
 		}
 		return rows, err
 	}
-	return c.queryPlan(ctx, query, cp, args)
+	return c.queryPlan(ctx, p, args)
 }
 
 // Ping forwards to the inner connection, if it can ping.
@@ -205,63 +195,4 @@ func (c *conn) IsValid() bool {
 		return true
 	}
 	return c.validator.IsValid()
-}
-
-// connPlan is what a SQL text with sequence work needs on one connection:
-// its plan and, once rendered, the text sent to the database when the call
-// values are bound as parameters (that text depends on the plan only).
-type connPlan struct {
-	plan  *rewrite.Plan
-	bound string // "" until rendered, and when values are inlined
-}
-
-// maxConnPlans bounds a connection's memo of plans.
-const maxConnPlans = 256
-
-// plan returns what query needs, nil when it goes to the inner connection
-// as it is. A text without a trigger word costs one allocation-free scan; a
-// text seen before on this connection, one map lookup, no lock (a conn is
-// used by one goroutine at a time); others are planned by the Connector's
-// shared, locked plan cache.
-func (c *conn) plan(query string) (*connPlan, error) {
-	if !rewrite.HasTrigger(query) {
-		return nil, nil
-	}
-	cp := c.plans[query]
-	if cp == nil {
-		pl, _ := c.c.planner.Plan(query)
-		if len(c.plans) >= maxConnPlans {
-			clear(c.plans)
-		}
-		if c.plans == nil {
-			c.plans = make(map[string]*connPlan)
-		}
-		cp = &connPlan{plan: pl}
-		c.plans[query] = cp
-	}
-	if cp.plan.PassThrough() {
-		return nil, nil
-	}
-	return cp, cp.plan.Err
-}
-
-// passThrough reports whether the plan leaves the SQL as it is.
-func passThrough(pl *rewrite.Plan) bool {
-	if pl.PassThrough() {
-		return true
-	}
-	for i := range pl.Statements {
-		if pl.Statements[i].Kind != rewrite.PassThrough {
-			return false
-		}
-	}
-	return true
-}
-
-// afterPassThrough clears the session state after DISCARD SEQUENCES or
-// DISCARD ALL succeeded in the database.
-func (c *conn) afterPassThrough(query string) {
-	if rewrite.DiscardsSequences(c.c.dialect, query) {
-		c.sess.reset()
-	}
 }

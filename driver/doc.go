@@ -51,6 +51,9 @@
 //
 // # What happens to a statement
 //
+// The work below is seqshim's engine (internal/engine), shared by its front
+// ends; this package is the database/sql glue around it.
+//
 // Each SQL text is planned once (the plan is cached); a text without any
 // trigger word (next, currval, lastval, setval, sequence) costs one scan and
 // goes to the inner driver as it is, and its rows, result, statement and

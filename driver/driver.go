@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/seqshim/seqshim/internal/engine"
 	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/seqcache"
 	"github.com/seqshim/seqshim/sequence"
@@ -134,8 +135,9 @@ type Connector struct {
 	dialect rewrite.Dialect
 	planner *rewrite.Planner
 
-	mu     sync.Mutex
-	seq    *sharedSeq // nil until the first Connect
+	mu     sync.Mutex     // protects seq, eng and closed
+	seq    *sharedSeq     // nil until the first Connect
+	eng    *engine.Engine // on seq; nil until the first Connect
 	closed bool
 }
 
@@ -189,7 +191,7 @@ func (c *Connector) Driver() driver.Driver { return c.drv }
 // the store (or finds the one this process already has open for the same
 // URL); without a store it fails with [ErrNoStore].
 func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
-	seq, err := c.acquire(ctx)
+	eng, err := c.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +199,7 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newConn(c, seq, ic), nil
+	return newConn(c, eng, ic), nil
 }
 
 // Cache returns the cache this Connector's connections draw values from, or
@@ -211,21 +213,24 @@ func (c *Connector) Cache() *seqcache.Cache {
 	return c.seq.cache
 }
 
-func (c *Connector) acquire(ctx context.Context) (*sharedSeq, error) {
+// acquire returns the Connector's engine, opening or sharing its store and
+// cache on the first call.
+func (c *Connector) acquire(ctx context.Context) (*engine.Engine, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return nil, errors.New("seqshim: connector closed")
 	}
-	if c.seq != nil {
-		return c.seq, nil
+	if c.eng != nil {
+		return c.eng, nil
 	}
 	seq, err := acquireShared(ctx, c.opts)
 	if err != nil {
 		return nil, err
 	}
 	c.seq = seq
-	return seq, nil
+	c.eng = engine.New(engine.Options{Store: seq.store, Cache: seq.cache, Planner: c.planner, DDLToDatabase: c.opts.DDL == DDLBoth})
+	return c.eng, nil
 }
 
 // Close releases the Connector's share of its store and cache; the last
@@ -243,7 +248,7 @@ func (c *Connector) Close() error {
 	var err error
 	if c.seq != nil {
 		err = c.seq.release()
-		c.seq = nil
+		c.seq, c.eng = nil, nil
 	}
 	if ic, ok := c.inner.(io.Closer); ok {
 		err = errors.Join(err, ic.Close())

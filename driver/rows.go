@@ -4,18 +4,15 @@ import (
 	"database/sql/driver"
 	"io"
 	"reflect"
+
+	"github.com/seqshim/seqshim/internal/engine"
 )
 
-// localRows are the rows of a statement answered in process: int8 columns
-// named as PostgreSQL names them, with the column-type methods pgx's rows
-// have.
-type localRows struct {
-	columns  []string
-	typeName string
-	values   []driver.Value // row-major
-	next     int            // index in values of the next row
-	small    [2]driver.Value
-}
+// localRows are the rows of a statement answered in process, with the
+// column-type methods pgx's rows have. It is engine.Rows under another
+// name: the engine's rows become database/sql's by a pointer conversion,
+// without an allocation of their own.
+type localRows engine.Rows
 
 var (
 	_ driver.Rows                           = (*localRows)(nil)
@@ -25,30 +22,32 @@ var (
 	_ driver.RowsColumnTypeScanType         = (*localRows)(nil)
 )
 
-func (r *localRows) numRows() int {
-	if len(r.columns) == 0 {
-		return 0
-	}
-	return len(r.values) / len(r.columns)
-}
+func (r *localRows) rows() *engine.Rows { return (*engine.Rows)(r) }
 
-func (r *localRows) Columns() []string { return r.columns }
+func (r *localRows) Columns() []string { return r.rows().Columns() }
 
 func (r *localRows) Close() error {
-	r.next = len(r.values)
+	r.rows().Close()
 	return nil
 }
 
 func (r *localRows) Next(dest []driver.Value) error {
-	if len(r.columns) == 0 || r.next >= len(r.values) {
+	values, nulls, ok := r.rows().Next()
+	if !ok {
 		return io.EOF
 	}
-	r.next += copy(dest, r.values[r.next:r.next+len(r.columns)])
+	for i := range min(len(dest), len(values)) {
+		if nulls != nil && nulls[i] {
+			dest[i] = nil
+		} else {
+			dest[i] = values[i]
+		}
+	}
 	return nil
 }
 
 // ColumnTypeDatabaseTypeName is "INT8" for PostgreSQL, as pgx reports bigint.
-func (r *localRows) ColumnTypeDatabaseTypeName(int) string { return r.typeName }
+func (r *localRows) ColumnTypeDatabaseTypeName(int) string { return r.rows().TypeName() }
 
 // ColumnTypeLength: int8 is not a variable-length type.
 func (r *localRows) ColumnTypeLength(int) (int64, bool) { return 0, false }

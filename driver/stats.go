@@ -24,7 +24,7 @@ func Stats(ctx context.Context, db *sql.DB) ([]seqcache.Stats, error) {
 		if !ok {
 			return errors.New("seqshim: Stats: db does not use the seqshim driver")
 		}
-		stats = sc.seq.cache.AllStats()
+		stats = sc.sess.Engine().Cache().AllStats()
 		return nil
 	})
 	return stats, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+
+	"github.com/seqshim/seqshim/internal/engine"
 )
 
 // stmt is a prepared statement with sequence work to do. Every execution
@@ -12,9 +14,8 @@ import (
 // inner driver's statement cache keeps prepared). Prepared statements with
 // nothing to rewrite are the inner driver's own.
 type stmt struct {
-	c     *conn
-	query string
-	cp    *connPlan
+	c *conn
+	p *engine.Prepared
 }
 
 var (
@@ -31,7 +32,7 @@ func (s *stmt) Close() error {
 
 // NumInput is the number of parameters of the SQL as written: parameters
 // seqshim adds for call values are hidden.
-func (s *stmt) NumInput() int { return s.cp.plan.NumParams }
+func (s *stmt) NumInput() int { return s.p.NumParams() }
 
 func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {
 	return s.ExecContext(context.Background(), valuesToNamed(args))
@@ -45,14 +46,14 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 	if s.c == nil {
 		return nil, errStmtClosed
 	}
-	return s.c.execPlan(ctx, s.query, s.cp, args)
+	return s.c.execPlan(ctx, s.p, args)
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	if s.c == nil {
 		return nil, errStmtClosed
 	}
-	return s.c.queryPlan(ctx, s.query, s.cp, args)
+	return s.c.queryPlan(ctx, s.p, args)
 }
 
 var errStmtClosed = errors.New("seqshim: statement is closed")
@@ -81,7 +82,7 @@ func (s *discardStmt) Query(args []driver.Value) (driver.Rows, error) {
 func (s *discardStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
 	res, err := stmtExec(ctx, s.Stmt, args)
 	if err == nil {
-		s.c.sess.reset()
+		s.c.sess.Discard()
 	}
 	return res, err
 }
@@ -89,7 +90,7 @@ func (s *discardStmt) ExecContext(ctx context.Context, args []driver.NamedValue)
 func (s *discardStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	rows, err := stmtQuery(ctx, s.Stmt, args)
 	if err == nil {
-		s.c.sess.reset()
+		s.c.sess.Discard()
 	}
 	return rows, err
 }

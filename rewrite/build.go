@@ -95,14 +95,15 @@ func split(l *lexer) []span {
 
 // stmt is the analysis state of one statement.
 type stmt struct {
-	l      *lexer
-	sp     span
-	toks   []token
-	match  []int // for a '(' token, the index of its ')' (len(toks) if none)
-	group  []int // innermost parenthesised group of each token; 0 is the top
-	grps   []grp
-	found  []found
-	ddlPos int // token after SEQUENCE in sequence DDL
+	l       *lexer
+	sp      span
+	toks    []token
+	match   []int // for a '(' token, the index of its ')' (len(toks) if none)
+	group   []int // innermost parenthesised group of each token; 0 is the top
+	grps    []grp
+	found   []found
+	ddlPos  int  // token after SEQUENCE in sequence DDL
+	ddlTemp bool // CREATE TEMP|TEMPORARY SEQUENCE, refused by parseDDL
 }
 
 type grp struct {

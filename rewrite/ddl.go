@@ -9,7 +9,8 @@ import (
 
 // sequenceDDL recognises CREATE [TEMP|TEMPORARY|UNLOGGED] SEQUENCE, ALTER
 // SEQUENCE and DROP SEQUENCE: it returns the DDL with its Op and flags set,
-// and leaves the token index after SEQUENCE in s.ddlPos for parseDDL.
+// and leaves the token index after SEQUENCE in s.ddlPos (and TEMP in
+// s.ddlTemp) for parseDDL.
 func (s *stmt) sequenceDDL() (*DDL, bool) {
 	d := &DDL{}
 	i := 1
@@ -18,9 +19,9 @@ func (s *stmt) sequenceDDL() (*DDL, bool) {
 		d.Op = Create
 		switch {
 		case s.isAny(i, "temp", "temporary"):
-			d.Temp, i = true, i+1
+			s.ddlTemp, i = true, i+1
 		case s.isAny(i, "local", "global") && s.isAny(i+1, "temp", "temporary"):
-			d.Temp, i = true, i+2
+			s.ddlTemp, i = true, i+2
 		case s.is(i, "unlogged"):
 			d.Unlogged, i = true, i+1
 		}
@@ -51,7 +52,10 @@ func (s *stmt) syntaxAt(i int) error {
 
 // parseDDL parses the rest of a sequence DDL statement by PostgreSQL's
 // grammar and reports the errors PostgreSQL reports, in its order: syntax
-// first, then conflicting options, then option values.
+// first, then conflicting options, then option values. A well-formed CREATE
+// TEMPORARY SEQUENCE is then refused with 0A000: a store sequence is shared
+// by every session, so it cannot be private to one (known here, so the
+// statement is a Reject and nothing of its string runs).
 func (s *stmt) parseDDL(d *DDL) (*DDL, error) {
 	i := s.ddlPos
 	switch d.Op {
@@ -110,7 +114,13 @@ func (s *stmt) parseDDL(d *DDL) (*DDL, error) {
 			return nil, s.syntaxAt(i) // ALTER SEQUENCE needs an option
 		}
 	}
-	return d, s.options(d, i)
+	if err := s.options(d, i); err != nil {
+		return nil, err
+	}
+	if s.ddlTemp {
+		return nil, unsupported("seqshim: temporary sequences are not supported: a store sequence is shared by every session")
+	}
+	return d, nil
 }
 
 // ddlName reads a qualified sequence name at token i.

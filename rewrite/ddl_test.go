@@ -17,12 +17,12 @@ func TestDDL(t *testing.T) {
 	}{
 		{Postgres, "CREATE SEQUENCE s", DDL{Op: Create, Names: []string{"s"}}},
 		{Postgres, "create sequence Public.S;", DDL{Op: Create, Names: []string{"s"}}},
-		{Postgres, `CREATE TEMP SEQUENCE IF NOT EXISTS "S" AS integer INCREMENT BY 2 MINVALUE 1 MAXVALUE 100 START WITH 5 CACHE 10 CYCLE OWNED BY t.id`,
-			DDL{Op: Create, Names: []string{`"S"`}, Temp: true, IfNotExists: true, OwnedBy: "t.id", Clauses: sequence.Clauses{
+		{Postgres, `CREATE SEQUENCE IF NOT EXISTS "S" AS integer INCREMENT BY 2 MINVALUE 1 MAXVALUE 100 START WITH 5 CACHE 10 CYCLE OWNED BY t.id`,
+			DDL{Op: Create, Names: []string{`"S"`}, IfNotExists: true, OwnedBy: "t.id", Clauses: sequence.Clauses{
 				Type: sequence.TypeOf(sequence.Integer), Increment: i64(2), MinValue: i64(1), MaxValue: i64(100),
 				Start: i64(5), Cache: i64(10), Cycle: sequence.Bool(true)}}},
-		{Postgres, "CREATE TEMPORARY SEQUENCE s INCREMENT -1 START -5 MINVALUE -10 MAXVALUE - 1",
-			DDL{Op: Create, Names: []string{"s"}, Temp: true, Clauses: sequence.Clauses{
+		{Postgres, "CREATE SEQUENCE s INCREMENT -1 START -5 MINVALUE -10 MAXVALUE - 1",
+			DDL{Op: Create, Names: []string{"s"}, Clauses: sequence.Clauses{
 				Increment: i64(-1), Start: i64(-5), MinValue: i64(-10), MaxValue: i64(-1)}}},
 		{Postgres, "CREATE UNLOGGED SEQUENCE app.s AS pg_catalog.int2 NO MINVALUE NO MAXVALUE NO CYCLE OWNED BY NONE",
 			DDL{Op: Create, Names: []string{"app.s"}, Unlogged: true, OwnedBy: "none", Clauses: sequence.Clauses{
@@ -149,12 +149,32 @@ func planDDLError(sql string) (code, msg string) {
 	return se.Code, se.Message
 }
 
+// TestDDLTemporary: a TEMPORARY sequence is refused only once the statement
+// parses, so its syntax errors come first, as in PostgreSQL; and the refusal
+// rejects the whole string.
+func TestDDLTemporary(t *testing.T) {
+	if code, msg := planDDLError("CREATE TEMP SEQUENCE rw_x FOO 3"); code != "42601" || msg != `syntax error at or near "FOO"` {
+		t.Errorf("syntax error of a TEMP sequence: %s %q", code, msg)
+	}
+	const want = "seqshim: temporary sequences are not supported: a store sequence is shared by every session"
+	p := Build(Postgres, "SELECT nextval('s'); CREATE TEMP SEQUENCE t")
+	var se *sequence.Error
+	if !errors.As(p.Err, &se) || se.Code != sequence.CodeFeatureNotSupported || se.Message != want ||
+		!errors.Is(p.Err, ErrUnsupported) || p.Statements[1].Kind != Reject || p.Statements[1].DDL != nil {
+		t.Errorf("plan err %v, statements %+v", p.Err, p.Statements)
+	}
+}
+
 func TestDDLUnsupported(t *testing.T) {
 	for _, sql := range []string{
 		"ALTER SEQUENCE s OWNER TO bob",
 		"ALTER SEQUENCE s SET SCHEMA app",
 		"ALTER SEQUENCE s SET LOGGED",
 		"CREATE SEQUENCE a.b.c",
+		"CREATE TEMP SEQUENCE s",
+		"CREATE TEMPORARY SEQUENCE IF NOT EXISTS s START 5",
+		"create local temp sequence s",
+		"CREATE GLOBAL TEMPORARY SEQUENCE s",
 	} {
 		p, err := NewPlanner(Postgres, 0).Plan(sql)
 		var se *sequence.Error

@@ -63,5 +63,7 @@
 //     microseconds) and takes a cache entry: texts that inline varying
 //     values instead of using bind parameters each pay that.
 //   - Only sequence DDL of the forms PostgreSQL documents is parsed; ALTER
-//     SEQUENCE … OWNER TO / SET SCHEMA / SET LOGGED are rejected.
+//     SEQUENCE … OWNER TO / SET SCHEMA / SET LOGGED and CREATE TEMPORARY
+//     SEQUENCE are rejected with 0A000 (a store sequence belongs to no
+//     single session).
 package rewrite

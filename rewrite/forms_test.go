@@ -178,9 +178,18 @@ func TestMultiStatement(t *testing.T) {
 	if p.NumCalls() != 1 {
 		t.Errorf("NumCalls = %d, want 1", p.NumCalls())
 	}
-	got := string(p.AppendSQL(nil, []int64{5}))
-	if want := " INSERT INTO t VALUES ((5::int8)); SELECT 1"; got != want {
-		t.Errorf("Plan.AppendSQL = %q, want %q", got, want)
+	b, bound := p.AppendSQL(nil, []int64{5}, false)
+	if want := " INSERT INTO t VALUES ((5::int8)); SELECT 1"; string(b) != want || bound {
+		t.Errorf("Plan.AppendSQL = %q, %v; want %q, false", b, bound, want)
+	}
+	b, bound = p.AppendSQL(nil, []int64{5}, true) // seqshim.ddl=both
+	if want := "CREATE SEQUENCE s; INSERT INTO t VALUES ((5::int8)); SELECT 1"; string(b) != want || bound {
+		t.Errorf("Plan.AppendSQL with DDL = %q, %v; want %q, false", b, bound, want)
+	}
+	p = Build(Postgres, "SELECT $1::int; INSERT INTO t VALUES (nextval('s'), nextval('s'))")
+	b, bound = p.AppendSQL(nil, nil, false)
+	if want := "SELECT $1::int; INSERT INTO t VALUES (($2::int8), ($3::int8))"; string(b) != want || !bound {
+		t.Errorf("Plan.AppendSQL with parameters = %q, %v; want %q, true", b, bound, want)
 	}
 
 	// A rejected statement anywhere rejects the string.

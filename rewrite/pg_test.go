@@ -106,7 +106,8 @@ func TestRewritesRunOnPostgres(t *testing.T) {
 				next++
 				values[i] = next
 			}
-			sql := string(p.AppendSQL(nil, values))
+			b, _ := p.AppendSQL(nil, values, false)
+			sql := string(b)
 			args := tc.args
 			if p.NumParams > 0 {
 				for i := range values {

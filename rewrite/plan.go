@@ -191,7 +191,6 @@ type DDL struct {
 
 	IfNotExists bool // CREATE … IF NOT EXISTS
 	IfExists    bool // ALTER / DROP … IF EXISTS
-	Temp        bool // CREATE TEMP|TEMPORARY SEQUENCE
 	Unlogged    bool // CREATE UNLOGGED SEQUENCE
 	Cascade     bool // DROP … CASCADE
 

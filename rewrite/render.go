@@ -135,31 +135,47 @@ func (s *Statement) appendParam(dst []byte, n int) []byte {
 	}
 }
 
-// AppendSQL appends the texts of all statements that go to the database
-// (PassThrough and Rewrite, not Local, SequenceDDL or Reject), rendered with
-// values (the values of all Rewrite call sites in order, see
-// [Plan.NumCalls]) and separated by ';'. The driver uses it for a plan that
-// has nothing but such statements.
-func (p *Plan) AppendSQL(dst []byte, values []int64) []byte {
+// AppendSQL appends the text a plan sends to the database, and reports
+// whether the call values in it are bound as parameters. It is the one
+// renderer of a plan: the driver sends what it returns.
+//
+// The text is that of the PassThrough and Rewrite statements, and of the
+// SequenceDDL statements when ddl is true (the driver's seqshim.ddl=both:
+// applied to the store, then sent to the database too), in order and
+// separated by ';'. Each Rewrite statement is rendered by
+// [Statement.AppendSQL] with its share of values: the values of all Rewrite
+// call sites in order (see [Plan.NumCalls]). Local and Reject statements are
+// never sent.
+//
+// bound is true when the values are new parameters $NumParams+1, … in call
+// order, bound by the caller as extra arguments, rather than inlined: the
+// text then depends on the plan and ddl only, values is read for nothing and
+// may be nil, and a caller may keep the text for the next execution.
+func (p *Plan) AppendSQL(dst []byte, values []int64, ddl bool) (_ []byte, bound bool) {
 	n, v := 0, 0
 	for i := range p.Statements {
 		s := &p.Statements[i]
-		if s.Kind != PassThrough && s.Kind != Rewrite {
+		switch {
+		case s.Kind == PassThrough, s.Kind == Rewrite:
+		case s.Kind == SequenceDDL && ddl:
+		default:
 			continue
 		}
 		if n > 0 {
 			dst = append(dst, ';')
 		}
 		n++
-		if s.Kind == Rewrite {
-			end := min(v+len(s.Calls), len(values))
-			dst = s.AppendSQL(dst, values[min(v, end):end])
-			v += len(s.Calls)
+		if s.Kind != Rewrite {
+			dst = append(dst, s.Text...)
 			continue
 		}
-		dst = append(dst, s.Text...)
+		k := len(s.Calls)
+		end := min(v+k, len(values))
+		dst = s.AppendSQL(dst, values[min(v, end):end])
+		bound = bound || k > 0 && s.bindValues()
+		v += k
 	}
-	return dst
+	return dst, bound
 }
 
 // aliasFor returns the column name for a rewritten call, quoted if needed.

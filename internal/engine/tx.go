@@ -1,4 +1,4 @@
-package driver
+package engine
 
 import (
 	"context"
@@ -14,9 +14,33 @@ import (
 // statement seqshim answers or refuses without the database must do the
 // same, or a transaction could commit the work around a failed nextval, and
 // a sequence could be created or a value drawn in a transaction PostgreSQL
-// would ignore. Both need the inner pgx session's transaction status, so
-// this applies when the inner driver is pgx's; other inner drivers' sessions
-// are left as they are.
+// would ignore. Both need the database session's transaction status: a
+// session without a [Conn] is left as it is.
+
+// Conn is what a [Session] needs of its database session to keep the
+// transaction in step: a small interface so that any pgx-based front end
+// (or a test) provides it; [PgConn] adapts a *pgconn.PgConn.
+type Conn interface {
+	// TxStatus is the session's transaction status as PostgreSQL reports
+	// it (pgconn.PgConn.TxStatus): 'I' idle, 'T' in a transaction block,
+	// 'E' in a failed one.
+	TxStatus() byte
+	// Exec runs sql, which may be several statements, and returns the
+	// first error.
+	Exec(ctx context.Context, sql string) error
+}
+
+// PgConn returns the [Conn] of a pgx session.
+func PgConn(pc *pgconn.PgConn) Conn { return pgConn{pc} }
+
+type pgConn struct{ pc *pgconn.PgConn }
+
+func (c pgConn) TxStatus() byte { return c.pc.TxStatus() }
+
+func (c pgConn) Exec(ctx context.Context, sql string) error {
+	_, err := c.pc.Exec(ctx, sql).ReadAll()
+	return err
+}
 
 // codeInFailedTransaction is PostgreSQL's in_failed_sql_transaction.
 const codeInFailedTransaction = "25P02"
@@ -25,22 +49,26 @@ const codeInFailedTransaction = "25P02"
 // after a failure seqshim answered, which may be a cancelled context.
 const abortTimeout = 5 * time.Second
 
-// txFailed returns PostgreSQL's error for a statement in a transaction that
+// TxFailed returns PostgreSQL's error for a statement in a transaction that
 // has failed, nil when the session is not in one.
-func (c *conn) txFailed() error {
-	if c.pg == nil || c.pg.TxStatus() != 'E' {
+func (s *Session[A]) TxFailed() error {
+	if s.db == nil || s.db.TxStatus() != 'E' {
 		return nil
 	}
 	return &pgconn.PgError{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: codeInFailedTransaction,
 		Message: "current transaction is aborted, commands ignored until end of transaction block"}
 }
 
-// fail returns err as the application sees it ([conn.convertErr]) for a
-// statement that failed in seqshim, having made the database abort the
-// session's transaction block, if one is open, with the same error.
-func (c *conn) fail(ctx context.Context, err error) error {
-	err = c.convertErr(err)
-	if c.pg == nil || c.pg.TxStatus() != 'T' {
+// Fail returns err, an error of seqshim's own for a statement that failed in
+// the engine, as the application sees it: for the postgres dialect a
+// *sequence.Error becomes the *pgconn.PgError pgx would return, with the
+// same SQLSTATE and message. If a transaction block is open, the database
+// first aborts it with the same error, as PostgreSQL does after a failed
+// statement. The engine's methods call it on their errors; a front end calls
+// it for failures of its own in the middle of a statement.
+func (s *Session[A]) Fail(ctx context.Context, err error) error {
+	err = s.eng.convert(err)
+	if s.db == nil || s.db.TxStatus() != 'T' {
 		return err
 	}
 	code, msg := "P0001", "seqshim: "+err.Error() // RAISE's default code
@@ -51,8 +79,8 @@ func (c *conn) fail(ctx context.Context, err error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
 	defer cancel()
 	// The raise is expected to fail; if it could not be sent, the session
-	// is broken and pgx reports so to database/sql.
-	_, _ = c.pg.Exec(ctx, raiseSQL(code, msg)).ReadAll()
+	// is broken and the database driver reports so on its next use.
+	_ = s.db.Exec(ctx, raiseSQL(code, msg))
 	return err
 }
 

@@ -1,4 +1,4 @@
-package driver
+package engine
 
 import (
 	"math/rand/v2"
@@ -31,13 +31,13 @@ func (m *modelSession) drop(name string) {
 	}
 }
 
-// TestSessionModel runs random operations on a session and on the plain
+// TestStateModel runs random operations on a session's state and on the plain
 // model, and compares currval of every name and lastval after each.
-func TestSessionModel(t *testing.T) {
+func TestStateModel(t *testing.T) {
 	names := []string{"a", "b", "c", "d"}
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 0))
-		var s session
+		var s state
 		m := &modelSession{last: map[string]int64{}}
 		var ops []string
 		for step := range 60 {

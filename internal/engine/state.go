@@ -1,20 +1,21 @@
-package driver
+package engine
 
-// session is PostgreSQL's per-session sequence state: the value nextval last
+// state is PostgreSQL's per-session sequence state: the value nextval last
 // returned for each sequence (currval) and the sequence nextval last used
-// (lastval). A conn is used by one goroutine at a time, so it takes no lock.
+// (lastval). Its [Session] is used by one goroutine at a time, so it takes
+// no lock.
 //
 // The last-used sequence's currval is kept in lastVal rather than the map, so
 // that a session drawing from one sequence writes no map per value; the
 // map's entry for lastUsed, if any, is stale.
-type session struct {
+type state struct {
 	last     map[string]int64 // canonical name → currval, but for lastUsed
 	lastUsed string           // sequence of lastval; "" before any nextval
 	lastVal  int64            // currval of lastUsed
 }
 
 // nextval records a value nextval returned.
-func (s *session) nextval(name string, v int64) {
+func (s *state) nextval(name string, v int64) {
 	if name != s.lastUsed {
 		s.flush()
 		s.lastUsed = name
@@ -24,7 +25,7 @@ func (s *session) nextval(name string, v int64) {
 
 // set records currval without making name the last-used sequence: setval
 // with is_called true.
-func (s *session) set(name string, v int64) {
+func (s *state) set(name string, v int64) {
 	if name == s.lastUsed {
 		s.lastVal = v
 		return
@@ -32,7 +33,7 @@ func (s *session) set(name string, v int64) {
 	s.put(name, v)
 }
 
-func (s *session) put(name string, v int64) {
+func (s *state) put(name string, v int64) {
 	if s.last == nil {
 		s.last = make(map[string]int64)
 	}
@@ -40,13 +41,13 @@ func (s *session) put(name string, v int64) {
 }
 
 // flush moves the last-used sequence's currval into the map.
-func (s *session) flush() {
+func (s *state) flush() {
 	if s.lastUsed != "" {
 		s.put(s.lastUsed, s.lastVal)
 	}
 }
 
-func (s *session) currval(name string) (int64, bool) {
+func (s *state) currval(name string) (int64, bool) {
 	if name == s.lastUsed && name != "" {
 		return s.lastVal, true
 	}
@@ -54,13 +55,13 @@ func (s *session) currval(name string) (int64, bool) {
 	return v, ok
 }
 
-func (s *session) lastval() (int64, bool) {
+func (s *state) lastval() (int64, bool) {
 	return s.lastVal, s.lastUsed != ""
 }
 
 // rename follows ALTER SEQUENCE … RENAME: PostgreSQL keys the state by OID,
 // which a rename keeps.
-func (s *session) rename(from, to string) {
+func (s *state) rename(from, to string) {
 	if s.lastUsed == from {
 		delete(s.last, from)
 		s.lastUsed = to
@@ -73,7 +74,7 @@ func (s *session) rename(from, to string) {
 }
 
 // drop forgets a dropped sequence.
-func (s *session) drop(name string) {
+func (s *state) drop(name string) {
 	delete(s.last, name)
 	if s.lastUsed == name {
 		s.lastUsed = ""
@@ -81,7 +82,7 @@ func (s *session) drop(name string) {
 }
 
 // reset is DISCARD SEQUENCES.
-func (s *session) reset() {
+func (s *state) reset() {
 	clear(s.last)
 	s.lastUsed = ""
 }

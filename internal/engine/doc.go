@@ -1,0 +1,55 @@
+// Package engine is what seqshim does with a plan, whatever the front end:
+// draw values, answer statements made only of sequence calls, apply
+// sequence DDL to the store, keep each session's currval and lastval, and
+// keep the database's transaction in step when seqshim fails a statement.
+// The database/sql driver (package driver) is one front end; a pgx-native
+// one wrapping pgx.Conn, pgx.Tx and pgxpool.Pool is meant to be the next,
+// reusing this package unchanged.
+//
+// It is free of database/sql/driver types on purpose: a front end owns the
+// way statements, arguments, rows and errors reach its users, and the
+// engine only sees bind arguments through [Args], a database session
+// through [Conn], and gives rows back as [Rows]. Of pgx it uses pgconn only:
+// *pgconn.PgError, the error type both pgx-based front ends return, and
+// [PgConn], the [Conn] of a *pgconn.PgConn.
+//
+// # Basics
+//
+// One [Engine] per front-end configuration holds the store, its cache (one
+// per store in the process, shared by engines), the planner and the DDL
+// mode. One [Session] per physical database session, used by one goroutine
+// at a time, runs a statement in four steps:
+//
+//	p, err := s.Plan(ctx, query) // nil: send query as it is, then s.AfterPassThrough(query)
+//	ev, err := s.Evaluate(ctx, p, args)
+//	// !ev.Send: the result is ev.First (rows) or ev.RowsAffected
+//	sql, bound := s.SQL(p, ev.Values) // bound: append ev.Values as parameters NumParams+1, …
+//	// send sql to the database; on success:
+//	s.AfterStatements(p)
+//
+// # Guarantees
+//
+//   - Every error a Session method returns is as the application sees it:
+//     for the postgres dialect, PostgreSQL's errors are *pgconn.PgError with
+//     its SQLSTATE and message; and if a transaction block is open, the
+//     database has aborted it with the same error, as PostgreSQL does when a
+//     statement fails ([Session.Fail]). In a failed transaction, Evaluate
+//     draws nothing and applies nothing: it returns 25P02.
+//   - No statement of a string with a rejected statement runs; the others
+//     run in order, sequence work before anything reaches the database.
+//   - rewrite.Plan.AppendSQL is the only renderer of SQL text: [Session.SQL]
+//     calls it and keeps the text of plans whose values are bound.
+//   - The hot path allocates nothing of its own: a text seen before is a
+//     map lookup, [Args] is a type parameter (no interface conversion of a
+//     slice), call values go to session scratch space, and a statement with
+//     bound values reuses its rendered text.
+//
+// # Caveats
+//
+//   - A Session is not safe for concurrent use; an Engine is.
+//   - The engine never returns driver.ErrSkip, but it does not know
+//     database/sql's retry rules either: a front end on database/sql must
+//     keep store errors from matching driver.ErrBadConn itself.
+//   - Without a [Conn] (an inner driver other than pgx), a failed statement
+//     leaves the database's transaction as it is.
+package engine

@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/seqshim/seqshim/memstore"
+	"github.com/seqshim/seqshim/rewrite"
+	"github.com/seqshim/seqshim/seqcache"
+	"github.com/seqshim/seqshim/sequence"
+)
+
+// newSession returns a session of a new engine on a memory store holding
+// sequence s (1, 2, 3, …), on db (nil: no transaction tracking).
+func newSession(t testing.TB, db Conn, optFns ...func(*Options)) *Session[AnyArgs] {
+	t.Helper()
+	st := memstore.New()
+	spec, pos, _ := sequence.Clauses{}.Create()
+	if err := st.Create(context.Background(), "s", spec, pos); err != nil {
+		t.Fatal(err)
+	}
+	cache := seqcache.New(st)
+	t.Cleanup(func() { cache.Close() })
+	o := Options{Store: st, Cache: cache, Planner: rewrite.NewPlanner(rewrite.Postgres, 0)}
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	return NewSession[AnyArgs](New(o), db)
+}
+
+// run plans and evaluates query, and renders what goes to the database.
+func run(t testing.TB, s *Session[AnyArgs], query string, args ...any) (Evaluation, string, error) {
+	t.Helper()
+	ctx := context.Background()
+	p, err := s.Plan(ctx, query)
+	if err != nil || p == nil {
+		return Evaluation{}, query, err
+	}
+	ev, err := s.Evaluate(ctx, p, args)
+	if err != nil || !ev.Send {
+		return ev, "", err
+	}
+	sql, _ := s.SQL(p, ev.Values)
+	s.AfterStatements(p)
+	return ev, sql, nil
+}
+
+// rowsOf reads rows as text, NULL as <nil>.
+func rowsOf(r *Rows) string {
+	var out []string
+	for {
+		values, nulls, ok := r.Next()
+		if !ok {
+			return strings.Join(out, " ")
+		}
+		row := make([]string, len(values))
+		for i, v := range values {
+			row[i] = fmt.Sprint(v)
+			if nulls != nil && nulls[i] {
+				row[i] = "<nil>"
+			}
+		}
+		out = append(out, "["+strings.Join(row, ",")+"]")
+	}
+}
+
+func TestLocal(t *testing.T) {
+	s := newSession(t, nil)
+	ev, sql, err := run(t, s, "SELECT nextval('s') AS a, nextval($1) AS b, currval('s')", nil)
+	if err != nil || ev.Send || ev.First == nil || sql != "" {
+		t.Fatalf("ev %+v, sql %q, err %v", ev, sql, err)
+	}
+	if got := strings.Join(ev.First.Columns(), ","); got != "a,b,currval" {
+		t.Errorf("columns %s", got)
+	}
+	if got := rowsOf(ev.First); got != "[1,<nil>,1]" || ev.RowsAffected != 1 || ev.First.TypeName() != "INT8" {
+		t.Errorf("rows %s, RowsAffected %d, type %s", got, ev.RowsAffected, ev.First.TypeName())
+	}
+	ev, _, _ = run(t, s, "SELECT nextval('s') FROM generate_series(1, $1)", int64(3))
+	if got := rowsOf(ev.First); got != "[2] [3] [4]" {
+		t.Errorf("series rows %s", got)
+	}
+}
+
+func TestRender(t *testing.T) {
+	s := newSession(t, nil, func(o *Options) { o.DDLToDatabase = true })
+	ctx := context.Background()
+	q := "INSERT INTO t VALUES (nextval('s'), $1)"
+	p, _ := s.Plan(ctx, q)
+	for want := int64(1); want <= 2; want++ {
+		ev, err := s.Evaluate(ctx, p, AnyArgs{"x"})
+		if err != nil || !ev.Send || len(ev.Values) != 1 || ev.Values[0] != want {
+			t.Fatalf("ev %+v, err %v; want value %d", ev, err, want)
+		}
+		if sql, bound := s.SQL(p, ev.Values); sql != "INSERT INTO t VALUES (($2::int8), $1)" || !bound {
+			t.Errorf("SQL %q, %v", sql, bound)
+		}
+	}
+	// Without parameters, values are inlined; with seqshim.ddl=both, the
+	// DDL is sent too.
+	_, sql, err := run(t, s, "CREATE SEQUENCE u; INSERT INTO t VALUES (nextval('u'))")
+	if err != nil || sql != "CREATE SEQUENCE u; INSERT INTO t VALUES ((1::int8))" {
+		t.Errorf("sql %q, err %v", sql, err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	s := newSession(t, nil)
+	for _, tc := range []struct{ query, code string }{
+		{"CREATE TEMP SEQUENCE tmp", "0A000"},
+		{"SELECT nextval('missing')", "42P01"},
+		{"SELECT currval('s')", "55000"},
+		{"UPDATE t SET a = nextval('s')", "0A000"},
+		{"SELECT setval('s', 0)", "22003"},
+		{"CREATE SEQUENCE s", "42P07"},
+		{"SELECT nextval('s'), lastval()", ""},
+	} {
+		query, code := tc.query, tc.code
+		_, _, err := run(t, s, query)
+		var pe *pgconn.PgError
+		if code == "" && err != nil || code != "" && (!errors.As(err, &pe) || pe.Code != code) {
+			t.Errorf("%s: %v, want %q", query, err, code)
+		}
+	}
+}
+
+// fakeConn is a database session in a transaction block.
+type fakeConn struct {
+	status byte
+	sent   []string
+}
+
+func (c *fakeConn) TxStatus() byte { return c.status }
+
+func (c *fakeConn) Exec(_ context.Context, sql string) error {
+	c.sent = append(c.sent, sql)
+	c.status = 'E'
+	return errors.New("raised")
+}
+
+func TestFailAbortsTransaction(t *testing.T) {
+	db := &fakeConn{status: 'I'}
+	s := newSession(t, db)
+	if _, _, err := run(t, s, "SELECT currval('s')"); err == nil || len(db.sent) != 0 {
+		t.Fatalf("outside a transaction: err %v, sent %q", err, db.sent)
+	}
+	db.status = 'T'
+	_, _, err := run(t, s, "SELECT currval('s')")
+	if len(db.sent) != 1 || !strings.Contains(db.sent[0], "ERRCODE = '55000'") || !strings.Contains(db.sent[0], "is not yet defined in this session") {
+		t.Fatalf("err %v, sent %q", err, db.sent)
+	}
+	// The transaction has failed: nothing is drawn, 25P02.
+	_, _, err = run(t, s, "SELECT nextval('s')")
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != codeInFailedTransaction || len(db.sent) != 1 {
+		t.Fatalf("in a failed transaction: %v, sent %q", err, db.sent)
+	}
+	db.status = 'I'
+	if ev, _, _ := run(t, s, "SELECT nextval('s')"); rowsOf(ev.First) != "[1]" {
+		t.Errorf("after the failed transaction: %+v", ev)
+	}
+}
+
+func TestDiscard(t *testing.T) {
+	s := newSession(t, nil)
+	run(t, s, "SELECT nextval('s')")
+	_, _, err := run(t, s, "SELECT 1; DISCARD SEQUENCES; SELECT nextval('s')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The Local first statement drew 2 before DISCARD ran in the database.
+	if _, _, err := run(t, s, "SELECT lastval()"); err == nil {
+		t.Errorf("lastval after DISCARD SEQUENCES: no error")
+	}
+}
+
+// TestHotPathAllocations: drawing a value for a statement seen before and
+// rendering it with bound values allocates nothing.
+func TestHotPathAllocations(t *testing.T) {
+	s := newSession(t, nil)
+	ctx := context.Background()
+	q := "INSERT INTO t VALUES (nextval('s'), $1)"
+	args := AnyArgs{"x"}
+	run(t, s, q, args...)
+	allocs := testing.AllocsPerRun(100, func() {
+		p, _ := s.Plan(ctx, q)
+		ev, err := s.Evaluate(ctx, p, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SQL(p, ev.Values)
+		s.AfterStatements(p)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per statement, want 0", allocs)
+	}
+}
+
+func BenchmarkEvaluateRewrite(b *testing.B) {
+	s := newSession(b, nil)
+	ctx := context.Background()
+	q := "INSERT INTO t VALUES (nextval('s'), $1)"
+	args := AnyArgs{"x"}
+	b.ReportAllocs()
+	for b.Loop() {
+		p, _ := s.Plan(ctx, q)
+		ev, err := s.Evaluate(ctx, p, args)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.SQL(p, ev.Values)
+	}
+}

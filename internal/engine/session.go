@@ -1,0 +1,154 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/seqshim/seqshim/rewrite"
+	"github.com/seqshim/seqshim/seqcache"
+)
+
+// Args are the bind arguments of one execution, as a front end holds them.
+type Args interface {
+	// Len is the number of arguments that are SQL parameters (a front end
+	// leaves out others, such as pgx's leading query options).
+	Len() int
+	// Arg returns argument i (0-based) as a plain Go value, nil for NULL,
+	// having resolved the front end's own wrappers (driver.Valuer).
+	Arg(i int) (any, error)
+}
+
+// AnyArgs are arguments held as plain values, as pgx takes them.
+type AnyArgs []any
+
+// Len returns len(a).
+func (a AnyArgs) Len() int { return len(a) }
+
+// Arg returns a[i].
+func (a AnyArgs) Arg(i int) (any, error) { return a[i], nil }
+
+// Session is the engine's side of one physical database session: its
+// currval and lastval, its memo of plans, the cache handle it used last and
+// scratch space. It is used by one goroutine at a time (as a connection
+// is), so it takes no lock.
+//
+// A is the front end's type of bind arguments. It is a type parameter
+// rather than an interface value because a slice held in an interface is
+// copied to the heap: with A a slice type such as [AnyArgs], handing the
+// arguments over costs no allocation on the hot path.
+type Session[A Args] struct {
+	eng *Engine
+	db  Conn  // nil: the session's transaction is not tracked
+	seq state // currval and lastval
+
+	plans      map[string]*Prepared // texts with sequence work seen here
+	lastHandle *seqcache.Handle     // cache handle of the last nextval
+	scratch    [4]int64             // call values of one statement
+	sqlBuf     []byte               // rendering buffer, reused
+}
+
+// NewSession returns a session of e on a database session. db may be nil
+// when the front end cannot see the database session's transaction status
+// (an inner driver other than pgx): then [Session.TxFailed] never reports a
+// failed transaction and [Session.Fail] aborts nothing.
+func NewSession[A Args](e *Engine, db Conn) *Session[A] {
+	return &Session[A]{eng: e, db: db}
+}
+
+// Engine returns the session's engine.
+func (s *Session[A]) Engine() *Engine { return s.eng }
+
+// Prepared is a SQL text with sequence work, as one session runs it: its
+// plan and, once rendered with bound values, the text sent to the database
+// (which then depends on the plan only). It belongs to its session.
+type Prepared struct {
+	plan  *rewrite.Plan
+	bound string // "" until rendered, and when values are inlined
+}
+
+// NumParams is the number of parameters of the SQL as written: parameters
+// added for bound call values are not counted.
+func (p *Prepared) NumParams() int { return p.plan.NumParams }
+
+// maxPlans bounds a session's memo of plans.
+const maxPlans = 256
+
+// Plan returns what query needs, nil when it goes to the database as it is.
+// A text without a trigger word costs one allocation-free scan; a text seen
+// before in this session, one map lookup without a lock; others are planned
+// by the engine's shared, locked plan cache.
+//
+// A text with a rejected statement fails, as with any error of the engine,
+// with the error converted and the transaction aborted ([Session.Fail]); the
+// Prepared is returned with it.
+func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) {
+	if !rewrite.HasTrigger(query) {
+		return nil, nil
+	}
+	p := s.plans[query]
+	if p == nil {
+		pl, _ := s.eng.planner.Plan(query)
+		if len(s.plans) >= maxPlans {
+			clear(s.plans)
+		}
+		if s.plans == nil {
+			s.plans = make(map[string]*Prepared)
+		}
+		p = &Prepared{plan: pl}
+		s.plans[query] = p
+	}
+	if p.plan.PassThrough() {
+		return nil, nil // never more than pass-through statements: see rewrite.Plan
+	}
+	if p.plan.Err != nil {
+		return p, s.Fail(ctx, p.plan.Err)
+	}
+	return p, nil
+}
+
+// maxSQLBuf is the largest rendering buffer a session keeps between
+// statements.
+const maxSQLBuf = 4 << 10
+
+// SQL returns the text to send to the database for p after [Session.Evaluate]
+// returned values (its Evaluation.Values), rendered by rewrite's
+// [rewrite.Plan.AppendSQL] with the engine's DDL mode, and whether the
+// values are bound as parameters: then the front end binds values[i] as
+// parameter NumParams+1+i after the caller's arguments, and the text is
+// kept with p, as it depends on the plan only. Otherwise they are inlined.
+func (s *Session[A]) SQL(p *Prepared, values []int64) (sql string, bound bool) {
+	if p.bound != "" {
+		return p.bound, true
+	}
+	buf, bound := p.plan.AppendSQL(s.sqlBuf[:0], values, s.eng.ddlToDB)
+	sql = string(buf)
+	if cap(buf) <= maxSQLBuf {
+		s.sqlBuf = buf[:0]
+	}
+	if bound {
+		p.bound = sql
+	}
+	return sql, bound
+}
+
+// AfterPassThrough updates the session after the database ran query, a
+// text [Session.Plan] passed through: DISCARD SEQUENCES and DISCARD ALL
+// clear currval and lastval.
+func (s *Session[A]) AfterPassThrough(query string) {
+	if s.eng.Discards(query) {
+		s.seq.reset()
+	}
+}
+
+// AfterStatements updates the session after the database ran the
+// statements of p that [Session.SQL] rendered.
+func (s *Session[A]) AfterStatements(p *Prepared) {
+	for i := range p.plan.Statements {
+		if st := &p.plan.Statements[i]; st.Kind == rewrite.PassThrough {
+			s.AfterPassThrough(st.Text)
+		}
+	}
+}
+
+// Discard clears currval and lastval, as DISCARD SEQUENCES does: for a
+// front end whose prepared DISCARD ran in the database.
+func (s *Session[A]) Discard() { s.seq.reset() }
