@@ -2,9 +2,10 @@ package rewrite
 
 import (
 	"errors"
-	"github.com/seqshim/seqshim/sequence"
 	"strconv"
 	"strings"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // sequenceDDL recognises CREATE [TEMP|TEMPORARY|UNLOGGED] SEQUENCE, ALTER

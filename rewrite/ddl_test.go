@@ -3,9 +3,10 @@ package rewrite
 import (
 	"errors"
 	"fmt"
-	"github.com/seqshim/seqshim/sequence"
 	"reflect"
 	"testing"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 func TestDDL(t *testing.T) {

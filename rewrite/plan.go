@@ -2,9 +2,10 @@ package rewrite
 
 import (
 	"errors"
-	"github.com/seqshim/seqshim/sequence"
 	"math"
 	"strconv"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // Dialect selects the lexical rules and the parameter style of the SQL text.

@@ -2,9 +2,10 @@ package rewrite
 
 import (
 	"errors"
-	"github.com/seqshim/seqshim/sequence"
 	"strings"
 	"testing"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // one plans sql and returns its only statement.

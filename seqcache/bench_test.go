@@ -2,9 +2,10 @@ package seqcache
 
 import (
 	"context"
-	"github.com/seqshim/seqshim/sequence"
 	"sync/atomic"
 	"testing"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // The benchmarks use a store without latency and blocks of a million values,

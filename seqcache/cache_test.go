@@ -3,11 +3,12 @@ package seqcache
 import (
 	"context"
 	"errors"
-	"github.com/seqshim/seqshim/sequence"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 func newTestCache(t *testing.T, store sequence.Reserver, optFns ...func(*Options)) *Cache {

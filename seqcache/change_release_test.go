@@ -2,8 +2,9 @@ package seqcache
 
 import (
 	"context"
-	"github.com/seqshim/seqshim/sequence"
 	"testing"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // Change hands the unused values back to a sequence.Releaser store before fn runs,

@@ -3,10 +3,11 @@ package seqcache
 import (
 	"context"
 	"errors"
-	"github.com/seqshim/seqshim/sequence"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // fakeStore is an in-test store with injectable latency and failures. It

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/seqshim/seqshim/sequence"
 	"strconv"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 const createDoc = `

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/seqshim/seqshim/sequence"
 	"math"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 const fenceDoc = `

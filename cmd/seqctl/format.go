@@ -3,12 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/seqshim/seqshim/sequence"
 	"io"
 	"math"
 	"strconv"
 	"text/tabwriter"
 	"time"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // counterJSON is a counter as -o json prints it; the spec fields are named

@@ -3,8 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/seqshim/seqshim/sequence"
 	"strconv"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 const nextDoc = `

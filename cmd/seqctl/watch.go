@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/seqshim/seqshim/sequence"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 const watchDoc = `

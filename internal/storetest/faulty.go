@@ -2,8 +2,9 @@ package storetest
 
 import (
 	"context"
-	"github.com/seqshim/seqshim/sequence"
 	"sync"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // Operation names used by [Faulty].
