@@ -123,7 +123,6 @@ func BenchmarkPassThroughFake(b *testing.B) {
 			fake := &fakedriver.Connector{}
 			var db *sql.DB
 			if shim {
-				b.Setenv("SEQSHIM_STORE", "")
 				c, err := seqdriver.NewConnector(fake, func(o *seqdriver.Options) { o.Store = memstore.New() })
 				if err != nil {
 					b.Fatal(err)

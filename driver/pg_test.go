@@ -72,7 +72,6 @@ func seqshimDB(tb testing.TB, st sequence.Store, optFns ...func(*seqdriver.Optio
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Setenv("SEQSHIM_STORE", "")
 	c, err := seqdriver.NewConnector(stdlib.GetConnector(*cfg),
 		append([]func(*seqdriver.Options){func(o *seqdriver.Options) { o.Store = st }}, optFns...)...)
 	if err != nil {
@@ -327,7 +326,6 @@ func TestPGOpenDSN(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("SEQSHIM_STORE", "")
 			sep := "?"
 			if strings.Contains(pg, "?") {
 				sep = "&"
