@@ -142,9 +142,11 @@ func (r *report) finish(e event, p *pkgState) {
 }
 
 // progress prints what is still running: each package with its
-// longest-running test.
+// longest-running test, or that the go command is building (compiling with
+// -race takes minutes on a fresh machine, and prints nothing meanwhile).
 func (r *report) progress(now time.Time) {
 	if len(r.pkgs) == 0 {
+		fmt.Fprintf(r.w, "... %v: building; no test binary running\n", now.Sub(r.start).Round(time.Second))
 		return
 	}
 	names := make([]string, 0, len(r.pkgs))

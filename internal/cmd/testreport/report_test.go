@@ -45,7 +45,7 @@ func TestReport(t *testing.T) {
 	} {
 		r.line(l, at(25))
 	}
-	r.progress(at(40)) // nothing running: no line
+	r.progress(at(40)) // nothing running: the go command builds
 	r.summary("tests")
 	want := `ok   m/a	3.01s	2 tests
 go: downloading example.com/x v1.0.0
@@ -57,6 +57,7 @@ FAIL m/b	25s
 c.go:1: syntax error
 FAIL m/c	0s
 ?    m/d	[no test files]
+... 40s: building; no test binary running
 failed packages: m/b m/c
 tests: 1 passed, 2 failed, 1 skipped
 `
