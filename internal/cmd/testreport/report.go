@@ -31,6 +31,7 @@ type report struct {
 
 	passed, failed, skipped int // top-level tests, examples and fuzz targets
 	failedPkgs              []string
+	skippedTests            []string // "pkg TestName", for the summary
 }
 
 type pkgState struct {
@@ -91,6 +92,7 @@ func (r *report) line(text string, now time.Time) {
 			delete(p.output, e.Test)
 		case "skip":
 			r.skipped++
+			r.skippedTests = append(r.skippedTests, shortPkg(e.Package)+" "+e.Test)
 			delete(p.output, e.Test)
 		case "fail":
 			r.failed++
@@ -177,6 +179,9 @@ func (r *report) progress(now time.Time) {
 // N failed, N skipped", counting top-level tests, and a package that failed
 // outside its tests (a build failure) as one failure.
 func (r *report) summary(label string) {
+	if len(r.skippedTests) > 0 {
+		fmt.Fprintf(r.w, "skipped: %s\n", strings.Join(r.skippedTests, ", "))
+	}
 	if len(r.failedPkgs) > 0 {
 		fmt.Fprintf(r.w, "failed packages: %s\n", strings.Join(r.failedPkgs, " "))
 	}

@@ -58,6 +58,7 @@ c.go:1: syntax error
 FAIL m/c	0s
 ?    m/d	[no test files]
 ... 40s: building; no test binary running
+skipped: m/a TestSkip
 failed packages: m/b m/c
 tests: 1 passed, 2 failed, 1 skipped
 `
