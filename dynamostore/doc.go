@@ -83,8 +83,15 @@
 //     (incarnation, version, reservation count) and sequence.Spec.Release
 //     must accept the position; a compare-and-set enforces both.
 //   - Errors: *sequence.Error (with PostgreSQL's SQLSTATE and message) for
-//     definitive answers; SDK and network errors (throttling, timeouts)
-//     wrapped with %w, which sequence.IsTransient reports as transient.
+//     definitive answers. Every other error names the operation, the table,
+//     its region and endpoint, and wraps the SDK's error with %w. A
+//     configuration error — the table does not exist, no credentials were
+//     found or AWS refused them, a permission is missing, the table has
+//     another key, no region — wraps sequence.ErrMisconfigured and says what
+//     to do (seqctl init, which variables to set, seqctl policy);
+//     [Store.Check] finds it with one read, and sequence.IsTransient reports
+//     it as not transient, so a cache fails at once. Throttling, timeouts
+//     and an unreachable endpoint are transient.
 //
 // # Caveats
 //

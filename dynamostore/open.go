@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // ErrURL is wrapped by every error [Open] and [ParseURL] return for a
@@ -83,7 +85,9 @@ func validTable(t string) bool {
 // URL take precedence. optFns are applied after the URL's prefix, and their
 // ConfigOptions and ClientOptions after the URL's settings. Open does not
 // contact DynamoDB (credentials may be resolved); the table must exist (see
-// [CreateTable]).
+// [CreateTable], [Store.Init]), which [Store.Check] verifies. No region, in
+// the URL or the environment, is an error wrapping both ErrURL and
+// sequence.ErrMisconfigured.
 func Open(ctx context.Context, rawurl string, optFns ...func(*Options)) (*Store, error) {
 	p, err := ParseURL(rawurl)
 	if err != nil {
@@ -102,13 +106,14 @@ func Open(ctx context.Context, rawurl string, optFns ...func(*Options)) (*Store,
 		return nil, fmt.Errorf("dynamostore: load AWS config: %w", err)
 	}
 	if cfg.Region == "" {
-		return nil, fmt.Errorf("%w: no AWS region: add ?region= to the store URL or set AWS_REGION", ErrURL)
+		return nil, sequence.Misconfigured(fmt.Errorf("%w: DynamoDB table %s: no AWS region (add ?region= to the store URL, or set AWS_REGION)", ErrURL, p.Table))
 	}
 	endpoint := func(co *dynamodb.Options) {
 		if p.Endpoint != "" {
 			co.BaseEndpoint = aws.String(p.Endpoint)
 		}
 	}
-	client := dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){endpoint}, o.ClientOptions...)...)
+	clientOpts := append([]func(*dynamodb.Options){endpoint}, o.ClientOptions...)
+	client := dynamodb.NewFromConfig(cfg, append(clientOpts, markCredentials)...)
 	return New(client, p.Table, func(x *Options) { *x = o }), nil
 }

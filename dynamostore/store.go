@@ -70,6 +70,9 @@ type Store struct {
 	table string
 	opts  Options
 
+	// For messages, from the client's options; empty if unknown.
+	region, endpoint string
+
 	mu     sync.Mutex
 	known  map[string]entry  // per name: what the last response told about the item
 	issued map[string]issued // per name: the state this Store's last reservation left
@@ -87,6 +90,7 @@ type issued struct {
 var (
 	_ sequence.Store    = (*Store)(nil)
 	_ sequence.Releaser = (*Store)(nil)
+	_ sequence.Checker  = (*Store)(nil)
 )
 
 // entry is what a Store remembers of a sequence between reservations, so the
@@ -107,7 +111,15 @@ func New(client API, table string, optFns ...func(*Options)) *Store {
 		fn(&o)
 	}
 	o.setDefaults()
-	return &Store{api: client, table: table, opts: o, known: make(map[string]entry), issued: make(map[string]issued)}
+	s := &Store{api: client, table: table, opts: o, known: make(map[string]entry), issued: make(map[string]issued)}
+	if c, ok := client.(interface{ Options() dynamodb.Options }); ok {
+		co := c.Options()
+		s.region = co.Region
+		if co.BaseEndpoint != nil {
+			s.endpoint = *co.BaseEndpoint
+		}
+	}
+	return s
 }
 
 // Table returns the table name.
@@ -426,19 +438,6 @@ func (s *Store) sleep(ctx context.Context, attempt int) error {
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
-}
-
-// wrap adds context to store and network errors; sequence errors keep
-// PostgreSQL's exact message and are returned as they are.
-func (s *Store) wrap(op, name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var se *sequence.Error
-	if errors.As(err, &se) {
-		return err
-	}
-	return fmt.Errorf("dynamostore: %s %s: %w", op, name, err)
 }
 
 func conditionFailed(err error) bool {

@@ -30,6 +30,18 @@ var ErrTableSchema = errors.New("dynamostore: table has the wrong key schema")
 // ctx ends. An existing table with that key is left as it is (and waited
 // for); one with another key is ErrTableSchema.
 func CreateTable(ctx context.Context, client TableAPI, table string) error {
+	if err := createTable(ctx, client, table); err != nil {
+		if errors.Is(err, ErrTableSchema) {
+			return err
+		}
+		return fmt.Errorf("dynamostore: %w", err)
+	}
+	return nil
+}
+
+// createTable is CreateTable with errors that say what failed, but not
+// where: the caller says that.
+func createTable(ctx context.Context, client TableAPI, table string) error {
 	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            &table,
 		BillingMode:          types.BillingModePayPerRequest,
@@ -38,7 +50,7 @@ func CreateTable(ctx context.Context, client TableAPI, table string) error {
 	})
 	var inUse *types.ResourceInUseException
 	if err != nil && !errors.As(err, &inUse) {
-		return fmt.Errorf("dynamostore: create table %s: %w", table, err)
+		return fmt.Errorf("create table %s: %w", table, err)
 	}
 	// The waiter needs a bound; the real one is ctx.
 	maxWait := 10 * time.Minute
@@ -51,7 +63,7 @@ func CreateTable(ctx context.Context, client TableAPI, table string) error {
 	})
 	out, err := w.WaitForOutput(ctx, &dynamodb.DescribeTableInput{TableName: &table}, maxWait)
 	if err != nil {
-		return fmt.Errorf("dynamostore: wait for table %s: %w", table, err)
+		return fmt.Errorf("wait for table %s: %w", table, err)
 	}
 	ks := out.Table.KeySchema
 	if len(ks) != 1 || ks[0].AttributeName == nil || *ks[0].AttributeName != attrKey || ks[0].KeyType != types.KeyTypeHash {

@@ -7,18 +7,10 @@ import (
 	"testing"
 )
 
-// sqliteSplitLanded says whether importing the seqshim driver has stopped
-// registering modernc.org/sqlite's "sqlite" (the SQLite store moving behind
-// its own import). TEMPORARY: once it has landed, set this to true — or
-// delete it and the block that reads it in TestCoexist.
-const sqliteSplitLanded = false
-
-// registerPanic is what the program prints today, before main runs.
-const registerPanic = "sql: Register called twice for driver sqlite"
-
 // TestCoexist builds and runs cmd/coexist: it must exit 0. The program is run
-// as its own process because it cannot even start today, and a test linked
-// with it would not either.
+// as its own process because a program that registers a database/sql driver
+// name twice panics before main, and a test linked with it would not start
+// either.
 func TestCoexist(t *testing.T) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
@@ -29,18 +21,6 @@ func TestCoexist(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	out, err := exec.Command(bin).CombinedOutput()
-
-	if !sqliteSplitLanded {
-		// TEMPORARY (delete with sqliteSplitLanded): skip on the known panic,
-		// and only on it.
-		if err != nil && strings.Contains(string(out), registerPanic) {
-			t.Skipf("known bug: importing github.com/seqshim/seqshim/driver registers modernc.org/sqlite's \"sqlite\"; the program panics: %s", registerPanic)
-		}
-		if err == nil {
-			t.Errorf("coexist exits 0 now: set sqliteSplitLanded = true in integration/coexist_test.go")
-		}
-	}
-
 	if err != nil {
 		t.Fatalf("coexist: %v\n%s", err, out)
 	}

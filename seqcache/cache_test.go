@@ -471,3 +471,43 @@ func TestCacheBurstRate(t *testing.T) {
 		}
 	})
 }
+
+// misconfiguredStore fails every Reserve, after its latency, with a
+// configuration error.
+type misconfiguredStore struct {
+	*fakeStore
+	err error
+}
+
+func (m misconfiguredStore) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
+	if _, err := m.fakeStore.Reserve(ctx, name, n); err != nil {
+		return sequence.Block{}, err
+	}
+	return sequence.Block{}, m.err
+}
+
+// A configuration error (a missing table, say) reaches the waiting caller as
+// soon as the store has answered, not after MaxWait, and is not retried.
+func TestCacheMisconfiguredNoWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := newFakeStore()
+		fake.latency = 10 * time.Millisecond
+		fake.create("s", sequence.DefaultSpec())
+		misconf := sequence.Misconfigured(errors.New("dynamostore: reserve s: table seqs does not exist (create it with: seqctl init)"))
+		c := New(misconfiguredStore{fake, misconf}, func(o *Options) { o.MaxWait = time.Hour })
+		defer c.Close()
+
+		start := time.Now()
+		_, err := c.Next(context.Background(), "s")
+		if !errors.Is(err, sequence.ErrMisconfigured) || err.Error() != misconf.Error() {
+			t.Fatalf("Next = %v, want the store's configuration error as it is", err)
+		}
+		if d := time.Since(start); d != fake.latency {
+			t.Errorf("Next returned after %v, want %v (one store call, no wait for MaxWait)", d, fake.latency)
+		}
+		synctest.Wait()
+		if calls, _ := fake.stats(); calls != 1 {
+			t.Errorf("%d store calls, want 1: a configuration error is not retried", calls)
+		}
+	})
+}

@@ -25,14 +25,18 @@
 //
 // A store keeps one position per sequence and implements [Reserver] (blocks),
 // [Admin] (create, alter, rename, drop, describe, list, setval) and optionally
-// [Releaser] (taking back an unused tail). Packages memstore, sqlstore and
-// dynamostore implement [Store].
+// [Releaser] (taking back an unused tail) and [Checker] (a cheap check of its
+// configuration). Packages memstore, sqlstore and dynamostore implement
+// [Store].
 //
 // # Errors
 //
 // Errors PostgreSQL would raise are [*Error] values carrying its SQLSTATE and
 // its exact message text; each wraps one sentinel kind ([ErrNotFound],
 // [ErrExists], [ErrLimit], [ErrInvalid], [ErrNotDefined], [ErrConflict]) for
-// errors.Is. [IsTransient] separates answers that may go away by themselves
-// from definitive ones.
+// errors.Is. A store whose configuration is wrong (no table, no credentials,
+// a file that cannot be opened) returns an error wrapping [ErrMisconfigured]
+// (see [Misconfigured]) whose message names the store and the fix.
+// [IsTransient] separates answers that may go away by themselves from
+// definitive ones, configuration errors among them.
 package sequence

@@ -22,6 +22,11 @@ var (
 	// ErrConflict: a store lost a compare-and-set race more often than it retries;
 	// the operation had no effect and may be repeated.
 	ErrConflict = errors.New("concurrent update of sequence")
+	// ErrMisconfigured: the store's configuration is wrong (no table, a file
+	// that cannot be opened, no or rejected credentials, no region, missing
+	// permissions); retrying will not help, a change of configuration will.
+	// Stores mark such errors with [Misconfigured]; they are not *Error values.
+	ErrMisconfigured = errors.New("store misconfigured")
 )
 
 // SQLSTATE codes of sequence errors, PostgreSQL's own.
@@ -88,10 +93,30 @@ func LastvalNotDefinedError() *Error {
 	return newError(ErrNotDefined, CodeObjectNotInState, "lastval is not yet defined in this session")
 }
 
+// Misconfigured marks err, a store error that names the store and the fix, as
+// a configuration error: errors.Is(result, [ErrMisconfigured]) holds, errors.Is
+// and errors.As still reach err's own chain, and the message is err's,
+// unchanged. Misconfigured(nil) is nil.
+func Misconfigured(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &misconfigured{err}
+}
+
+type misconfigured struct{ err error }
+
+func (e *misconfigured) Error() string   { return e.err.Error() }
+func (e *misconfigured) Unwrap() []error { return []error{ErrMisconfigured, e.err} }
+
 // IsTransient reports whether err may go away by itself (a timeout, a
 // throttled or unreachable store, a lost compare-and-set race), as opposed to
-// a definitive answer such as ErrNotFound or ErrLimit.
+// a definitive answer such as ErrNotFound or ErrLimit, or a configuration
+// error ([ErrMisconfigured]), which waiting does not fix either.
 func IsTransient(err error) bool {
+	if errors.Is(err, ErrMisconfigured) {
+		return false
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return errors.Is(e.Kind, ErrConflict)

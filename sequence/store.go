@@ -13,7 +13,8 @@ import (
 // other, ever receives. The block is computed by [Spec.Reserve] from the
 // stored spec and position, and comes only from a store response received by
 // this caller: a timed-out or ambiguous request is a gap, never a guess.
-// Errors are *Error for definitive answers (ErrNotFound, ErrLimit) and
+// Errors are *Error for definitive answers (ErrNotFound, ErrLimit), errors
+// wrapping ErrMisconfigured for a store that cannot work as configured, and
 // anything else for transient ones (see [IsTransient]).
 type Reserver interface {
 	Reserve(ctx context.Context, name string, n int64) (Block, error)
@@ -25,6 +26,30 @@ type Reserver interface {
 // a gap.
 type Releaser interface {
 	Release(ctx context.Context, name string, unused Block) (bool, error)
+}
+
+// Checker is an optional capability of a store: Check verifies, with one
+// cheap request, that the store as configured can serve (the table or file
+// exists or can be created, the credentials and region are accepted). A
+// configuration error wraps [ErrMisconfigured] and its message names the store
+// (path, table, endpoint, region) and the fix; any other error means the
+// store could not be asked (unreachable, timed out) and may go away by itself.
+// Stores with nothing to check (memstore) do not implement it.
+type Checker interface {
+	Check(ctx context.Context) error
+}
+
+// Check calls st's Check if st is a [Checker], and returns nil otherwise.
+//
+// A front end checks its store once, when it first needs it (the driver: at
+// the first connection of a connector): an error wrapping [ErrMisconfigured]
+// fails that at once; any other error is left to the operations that need
+// the store, which report it as they run.
+func Check(ctx context.Context, st any) error {
+	if c, ok := st.(Checker); ok {
+		return c.Check(ctx)
+	}
+	return nil
 }
 
 // Admin is the management side of a store, used by the driver for sequence

@@ -1,13 +1,20 @@
 // Package sqlstore keeps seqshim sequences in a table of a SQL database:
-// a SQLite file (the embedded default, no server and no cgo) or PostgreSQL.
+// PostgreSQL, or a SQLite file (no server and no cgo) when the program links
+// the SQLite engine by importing package sqlstore/sqlite.
 //
 // # Basics
 //
 // [Open] takes a store URL:
 //
-//	st, err := sqlstore.Open(ctx, "sqlite:/var/lib/app/seq.db")
 //	st, err := sqlstore.Open(ctx, "postgres://app@db/app?table=seqshim_sequences")
 //	defer st.Close()
+//
+// A SQLite file needs the SQLite store's import, which links
+// modernc.org/sqlite; this package does not:
+//
+//	import "github.com/seqshim/seqshim/sqlstore/sqlite"
+//
+//	st, err := sqlite.Open(ctx, "sqlite:/var/lib/app/seq.db")
 //
 // or [New] wraps a *sql.DB the program already has. The table (default
 // [DefaultTable], or [Options.Table], or the URL parameter table=) is created
@@ -17,10 +24,10 @@
 //
 // # Guarantees
 //
-// A *Store implements [sequence.Store] and [sequence.Releaser] and passes the
-// same contract tests as memstore and dynamostore. Every operation that writes
-// reads the row, computes with the sequence model ([sequence.Spec.Reserve] and friends)
-// and writes it back in one transaction that holds the row's write lock from
+// A *Store implements [sequence.Store], [sequence.Releaser] and
+// [sequence.Checker] and passes the same contract tests as memstore and
+// dynamostore. Every operation that writes reads the row, computes with the
+// sequence model ([sequence.Spec.Reserve] and friends) and writes it back in one transaction that holds the row's write lock from
 // the read on: BEGIN IMMEDIATE on SQLite, SELECT ... FOR UPDATE on
 // PostgreSQL. So any number of processes sharing a database — or a SQLite file
 // on one machine — never receive the same value. SQLite files are opened in
@@ -30,6 +37,14 @@
 //
 // A reservation whose commit fails or times out returns an error and no
 // block: the values it may have taken are a gap, never handed out.
+//
+// Errors name the operation and the database (the SQLite file, the
+// PostgreSQL URL without its password). A database that cannot be used as
+// configured — a SQLite file that cannot be opened or created, is read-only
+// or is not a database; a PostgreSQL database that does not exist, a refused
+// login, a missing schema or privilege — is an error wrapping
+// [sequence.ErrMisconfigured] that also says what to do; [Store.Check] finds
+// it up front. A busy SQLite file or an unreachable server is not.
 //
 // # Caveats
 //

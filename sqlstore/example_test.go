@@ -3,10 +3,12 @@ package sqlstore_test
 import (
 	"context"
 	"fmt"
-	"github.com/seqshim/seqshim/sequence"
-	"github.com/seqshim/seqshim/sqlstore"
 	"os"
 	"path/filepath"
+
+	"github.com/seqshim/seqshim/sequence"
+	"github.com/seqshim/seqshim/sqlstore"
+	_ "github.com/seqshim/seqshim/sqlstore/sqlite" // links the SQLite engine: sqlite: URLs
 )
 
 func Example() {

@@ -8,41 +8,51 @@ import (
 	"strings"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx"
-	_ "modernc.org/sqlite"             // driver "sqlite", no cgo
+
+	"github.com/seqshim/seqshim/internal/storeurl"
+	"github.com/seqshim/seqshim/sequence"
+	"github.com/seqshim/seqshim/sqlstore/internal/sqlitehook"
 )
 
-// sqlitePragmas make one SQLite file safe to share between processes:
-// BEGIN IMMEDIATE takes the write lock before the read of a reservation, the
-// busy timeout makes other writers wait for it instead of failing, WAL lets
-// readers run beside the writer, and synchronous FULL makes every committed
-// reservation survive a power loss (a lost commit could hand a value out
-// twice).
-const sqlitePragmas = "_txlock=immediate&_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
+// init makes postgres:// and postgresql:// URLs open with Open. sqlite: URLs
+// are registered by package sqlstore/sqlite, which links the SQLite engine.
+func init() {
+	for _, scheme := range []string{"postgres", "postgresql"} {
+		storeurl.Register(scheme, func(ctx context.Context, rawurl string) (sequence.Store, error) {
+			return Open(ctx, rawurl)
+		})
+	}
+}
 
 // Open opens the store of a URL:
 //
+//   - postgres://… or postgresql://… — a table in that PostgreSQL database; the
+//     URL is handed to pgx, so all of pgx's connection parameters apply.
 //   - sqlite:PATH — a SQLite file, created if missing (its directory must
 //     exist). sqlite://PATH is the same, so sqlite:///var/lib/x.db is the
 //     absolute path /var/lib/x.db and sqlite://x.db is x.db relative to the
-//     working directory.
-//   - postgres://… or postgresql://… — a table in that PostgreSQL database; the
-//     URL is handed to pgx, so all of pgx's connection parameters apply.
+//     working directory. The SQLite engine is linked only by a program that
+//     imports package github.com/seqshim/seqshim/sqlstore/sqlite (whose Open
+//     is this one for sqlite: URLs); without it a sqlite: URL is an error
+//     that names that import.
 //
 // Both accept the query parameter table=NAME (see [Options.Table]), taken out
 // before the rest reaches the database driver; a SQLite URL accepts no other
 // parameter. optFns apply after the URL's parameters. Open does not connect:
-// the first operation does, and creates the table if it does not exist. Close
-// the Store when done.
+// the first operation does, or [Store.Check], and creates the table if it
+// does not exist. Close the Store when done.
 func Open(ctx context.Context, rawurl string, optFns ...func(*Options)) (*Store, error) {
 	_ = ctx // Open does no I/O; the parameter keeps the signature of the other stores.
 	scheme, rest, ok := strings.Cut(rawurl, ":")
 	if !ok {
-		return nil, fmt.Errorf("sqlstore: %q is not a store URL (want sqlite:PATH or postgres://...)", rawurl)
+		return nil, fmt.Errorf("sqlstore: %q is not a store URL (want sqlite:PATH or postgres://...)", storeurl.Redact(rawurl))
 	}
 	var (
 		dialect    Dialect
-		driverName string
-		dsn, table string
+		db         *sql.DB
+		table      string
+		where, fix string
+		explain    func(error) (string, bool)
 	)
 	switch strings.ToLower(scheme) {
 	case "sqlite":
@@ -59,11 +69,20 @@ func Open(ctx context.Context, rawurl string, optFns ...func(*Options)) (*Store,
 		if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
 			return nil, fmt.Errorf("sqlstore: %q: want sqlite:PATH with the path of a file (for an in-process store use memory:)", rawurl)
 		}
-		dialect, driverName, dsn = SQLite, "sqlite", path+"?"+sqlitePragmas
+		eng := sqlitehook.Get()
+		if eng == nil {
+			return nil, sequence.Misconfigured(fmt.Errorf("sqlstore: %s: %w: add import _ %q to the program",
+				rawurl, storeurl.ErrNotLinked, storeurl.SQLiteImport))
+		}
+		if db, err = eng.OpenDB(path); err != nil {
+			return nil, fmt.Errorf("sqlstore: SQLite file %s: %w", path, err)
+		}
+		dialect, where, fix = SQLite, "SQLite file "+path, rawurl
+		explain = func(err error) (string, bool) { return eng.Explain(path, err) }
 	case "postgres", "postgresql":
 		u, err := url.Parse(rawurl)
 		if err != nil {
-			return nil, fmt.Errorf("sqlstore: %w", err)
+			return nil, fmt.Errorf("sqlstore: %s: %w", storeurl.Redact(rawurl), err)
 		}
 		params := u.Query()
 		table = params.Get("table")
@@ -71,13 +90,12 @@ func Open(ctx context.Context, rawurl string, optFns ...func(*Options)) (*Store,
 			params.Del("table")
 			u.RawQuery = params.Encode()
 		}
-		dialect, driverName, dsn = Postgres, "pgx", u.String()
+		if db, err = sql.Open("pgx", u.String()); err != nil {
+			return nil, fmt.Errorf("sqlstore: %s: %w", storeurl.Redact(rawurl), err)
+		}
+		dialect, where = Postgres, "PostgreSQL database "+storeurl.Redact(u.String())
 	default:
-		return nil, fmt.Errorf("sqlstore: unsupported URL scheme %q in %q (want sqlite:PATH or postgres://...)", scheme, rawurl)
-	}
-	db, err := sql.Open(driverName, dsn)
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: %w", err)
+		return nil, fmt.Errorf("sqlstore: unsupported URL scheme %q in %q (want sqlite:PATH or postgres://...)", scheme, storeurl.Redact(rawurl))
 	}
 	fns := optFns
 	if table != "" {
@@ -89,5 +107,9 @@ func Open(ctx context.Context, rawurl string, optFns ...func(*Options)) (*Store,
 		return nil, err
 	}
 	s.ownDB = true
+	s.where, s.fixURL = where, fix
+	if explain != nil {
+		s.explain = explain
+	}
 	return s, nil
 }

@@ -5,12 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/seqshim/seqshim/sequence"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // Dialect is the SQL database a Store talks to.
@@ -43,6 +44,11 @@ type Store struct {
 	ownDB   bool
 	q       queries
 
+	// Written once before the Store is returned; they make error messages.
+	where   string                     // the database, for messages: "SQLite file /var/lib/seq.db"
+	fixURL  string                     // the store URL seqctl init takes, if known
+	explain func(error) (string, bool) // the dialect's reading of an error, see [Store.wrap]
+
 	// writeSem serializes this process's write transactions on SQLite: the
 	// file lock would serialize them anyway, but waiting here is a channel
 	// receive (honouring ctx) instead of SQLite's sleeping busy handler.
@@ -55,6 +61,7 @@ type Store struct {
 var (
 	_ sequence.Store    = (*Store)(nil)
 	_ sequence.Releaser = (*Store)(nil)
+	_ sequence.Checker  = (*Store)(nil)
 )
 
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
@@ -80,6 +87,9 @@ func New(db *sql.DB, dialect Dialect, optFns ...func(*Options)) (*Store, error) 
 	s := &Store{db: db, dialect: dialect, table: o.Table, q: makeQueries(dialect, o.Table)}
 	if dialect == SQLite {
 		s.writeSem = make(chan struct{}, 1)
+		s.where, s.explain = "SQLite database", explainSQLite
+	} else {
+		s.where, s.explain = "PostgreSQL database", explainPostgres
 	}
 	return s, nil
 }
@@ -94,6 +104,9 @@ func (s *Store) Close() error {
 
 // DB returns the database handle the Store uses.
 func (s *Store) DB() *sql.DB { return s.db }
+
+// Dialect returns the SQL database the Store talks to.
+func (s *Store) Dialect() Dialect { return s.dialect }
 
 // Table returns the name of the table sequences are kept in.
 func (s *Store) Table() string { return s.table }
@@ -175,7 +188,7 @@ func (s *Store) init(ctx context.Context) error {
 		// Two PostgreSQL sessions creating the table at once: one of them
 		// fails although the table now exists.
 		if _, err2 := s.db.ExecContext(ctx, `SELECT 1 FROM `+s.table+` WHERE 1 = 0`); err2 != nil {
-			return fmt.Errorf("sqlstore: create table %s: %w", s.table, err)
+			return fmt.Errorf("create table %s: %w", s.table, err)
 		}
 	}
 	s.ready = true
@@ -301,7 +314,7 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 		return nil
 	})
 	if err != nil {
-		return sequence.Block{}, err
+		return sequence.Block{}, s.wrap("reserve", name, err)
 	}
 	return b, nil
 }
@@ -317,7 +330,7 @@ func (s *Store) Release(ctx context.Context, name string, unused sequence.Block)
 		info.Position = pos
 		return nil
 	})
-	return ok && err == nil, err
+	return ok && err == nil, s.wrap("release", name, err)
 }
 
 // Create implements [sequence.Admin]. The spec is validated and pos must lie
@@ -329,7 +342,7 @@ func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos
 	if _, err := spec.SetVal(name, pos.Last, pos.Called); err != nil {
 		return err
 	}
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.wrap("create", name, s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q.insert, name, spec.Type.String(), spec.Increment, spec.Min, spec.Max,
 			spec.Start, spec.Cache, b2i(spec.Cycle), pos.Last, b2i(pos.Called), 1, 0, 0, 0)
 		if err != nil {
@@ -341,7 +354,7 @@ func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos
 			return sequence.ExistsError(name)
 		}
 		return nil
-	})
+	}))
 }
 
 // Alter implements [sequence.Admin] with [sequence.Clauses.Alter].
@@ -358,7 +371,7 @@ func (s *Store) Alter(ctx context.Context, name string, c sequence.Clauses) (seq
 		return nil
 	})
 	if err != nil {
-		return sequence.Info{}, err
+		return sequence.Info{}, s.wrap("alter", name, err)
 	}
 	return out, nil
 }
@@ -377,14 +390,14 @@ func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled b
 		return nil
 	})
 	if err != nil {
-		return sequence.Info{}, err
+		return sequence.Info{}, s.wrap("setval", name, err)
 	}
 	return out, nil
 }
 
 // Rename implements [sequence.Admin].
 func (s *Store) Rename(ctx context.Context, name, newName string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.wrap("rename", name, s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := scanInfo(tx.QueryRowContext(ctx, s.q.selLock, name)); errors.Is(err, sql.ErrNoRows) {
 			return sequence.NotFoundError(name)
 		} else if err != nil {
@@ -399,12 +412,12 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 		// key: an error, never two rows or a lost sequence.
 		_, err := tx.ExecContext(ctx, s.q.rename, newName, name)
 		return err
-	})
+	}))
 }
 
 // Drop implements [sequence.Admin].
 func (s *Store) Drop(ctx context.Context, name string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.wrap("drop", name, s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q.drop, name)
 		if err != nil {
 			return err
@@ -415,24 +428,29 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 			return sequence.NotFoundError(name)
 		}
 		return nil
-	})
+	}))
 }
 
 // Describe implements [sequence.Admin].
 func (s *Store) Describe(ctx context.Context, name string) (sequence.Info, error) {
 	if err := s.init(ctx); err != nil {
-		return sequence.Info{}, err
+		return sequence.Info{}, s.wrap("describe", name, err)
 	}
 	info, err := scanInfo(s.db.QueryRowContext(ctx, s.q.sel, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return sequence.Info{}, sequence.NotFoundError(name)
 	}
-	return info, err
+	return info, s.wrap("describe", name, err)
 }
 
 // List implements [sequence.Admin]: every sequence, ordered by name in byte
 // order.
 func (s *Store) List(ctx context.Context) ([]sequence.Info, error) {
+	infos, err := s.list(ctx)
+	return infos, s.wrap("list", "", err)
+}
+
+func (s *Store) list(ctx context.Context) ([]sequence.Info, error) {
 	if err := s.init(ctx); err != nil {
 		return nil, err
 	}
@@ -450,4 +468,18 @@ func (s *Store) List(ctx context.Context) ([]sequence.Info, error) {
 		infos = append(infos, info)
 	}
 	return infos, rows.Err()
+}
+
+// Check implements [sequence.Checker]: it connects, creates the table if it
+// does not exist (as the first operation would) and reads from it. A database
+// that cannot be used as configured (a SQLite file that cannot be opened or
+// created, a PostgreSQL database that does not exist, a login the server
+// refuses, missing privileges) is an error wrapping
+// [sequence.ErrMisconfigured] that names the database and what to do.
+func (s *Store) Check(ctx context.Context) error {
+	err := s.init(ctx)
+	if err == nil {
+		_, err = s.db.ExecContext(ctx, `SELECT 1 FROM `+s.table+` WHERE 1 = 0`)
+	}
+	return s.wrap("check", "", err)
 }

@@ -1,4 +1,4 @@
-package sqlstore
+package sqlstore_test
 
 import (
 	"bufio"
@@ -18,11 +18,13 @@ import (
 	"github.com/seqshim/seqshim/internal/storetest"
 	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/sequence"
+	"github.com/seqshim/seqshim/sqlstore"
+	_ "github.com/seqshim/seqshim/sqlstore/sqlite" // sqlite: URLs
 )
 
-func openT(t testing.TB, rawurl string, optFns ...func(*Options)) *Store {
+func openT(t testing.TB, rawurl string, optFns ...func(*sqlstore.Options)) *sqlstore.Store {
 	t.Helper()
-	st, err := Open(t.Context(), rawurl, optFns...)
+	st, err := sqlstore.Open(t.Context(), rawurl, optFns...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +56,7 @@ func randomSuffix(t testing.TB) string {
 func TestContractPostgres(t *testing.T) {
 	pg := testenv.PG(t)
 	table := "seqshim_test_" + randomSuffix(t)
-	shared := openT(t, pg, func(o *Options) { o.Table = table })
+	shared := openT(t, pg, func(o *sqlstore.Options) { o.Table = table })
 	t.Cleanup(func() {
 		if _, err := shared.DB().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+table); err != nil {
 			t.Error(err)
@@ -67,15 +69,15 @@ func TestOpenURL(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
 		url       string
-		dialect   Dialect
+		dialect   sqlstore.Dialect
 		table     string
 		wantError string
 	}{
-		{url: "sqlite:" + dir + "/a.db", dialect: SQLite, table: DefaultTable},
-		{url: "sqlite://" + dir + "/a.db?table=other", dialect: SQLite, table: "other"},
-		{url: "SQLITE:" + dir + "/a.db?table=main.t2", dialect: SQLite, table: "main.t2"},
-		{url: "postgres://u@127.0.0.1:1/db?sslmode=disable&table=s.t", dialect: Postgres, table: "s.t"},
-		{url: "postgresql://u@127.0.0.1:1/db", dialect: Postgres, table: DefaultTable},
+		{url: "sqlite:" + dir + "/a.db", dialect: sqlstore.SQLite, table: sqlstore.DefaultTable},
+		{url: "sqlite://" + dir + "/a.db?table=other", dialect: sqlstore.SQLite, table: "other"},
+		{url: "SQLITE:" + dir + "/a.db?table=main.t2", dialect: sqlstore.SQLite, table: "main.t2"},
+		{url: "postgres://u@127.0.0.1:1/db?sslmode=disable&table=s.t", dialect: sqlstore.Postgres, table: "s.t"},
+		{url: "postgresql://u@127.0.0.1:1/db", dialect: sqlstore.Postgres, table: sqlstore.DefaultTable},
 		{url: "sqlite:", wantError: "want sqlite:PATH"},
 		{url: "sqlite::memory:", wantError: "use memory:"},
 		{url: "sqlite:" + dir + "/a.db?mode=ro", wantError: `unknown parameter "mode"`},
@@ -85,7 +87,7 @@ func TestOpenURL(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.url, func(t *testing.T) {
-			st, err := Open(t.Context(), tc.url)
+			st, err := sqlstore.Open(t.Context(), tc.url)
 			if tc.wantError != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantError) {
 					t.Fatalf("Open: %v, want error containing %q", err, tc.wantError)
@@ -96,8 +98,8 @@ func TestOpenURL(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			if st.dialect != tc.dialect || st.Table() != tc.table {
-				t.Errorf("dialect %s table %s, want %s %s", st.dialect, st.Table(), tc.dialect, tc.table)
+			if st.Dialect() != tc.dialect || st.Table() != tc.table {
+				t.Errorf("dialect %s table %s, want %s %s", st.Dialect(), st.Table(), tc.dialect, tc.table)
 			}
 		})
 	}
@@ -252,7 +254,7 @@ func BenchmarkReserve(b *testing.B) {
 
 func BenchmarkReservePostgres(b *testing.B) {
 	table := "seqshim_bench_" + randomSuffix(b)
-	st := openT(b, testenv.PG(b), func(o *Options) { o.Table = table })
+	st := openT(b, testenv.PG(b), func(o *sqlstore.Options) { o.Table = table })
 	ctx := b.Context()
 	b.Cleanup(func() { st.DB().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+table) })
 	if err := st.Create(ctx, "s", sequence.DefaultSpec(), sequence.DefaultSpec().Initial()); err != nil {

@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/internal/storeurl"
+	"github.com/seqshim/seqshim/sequence"
 	"github.com/seqshim/seqshim/sqlstore"
 )
 
@@ -23,7 +21,8 @@ what exists already is left as it is.
   postgres://...         creates the table (default seqshim_sequences; &table=NAME).
   memory:                nothing to do.`
 
-// initializer is what a store may offer to create its storage up front.
+// initializer is what a store may offer to create its storage up front
+// (dynamostore: the table).
 type initializer interface {
 	Init(ctx context.Context) error
 }
@@ -43,12 +42,12 @@ func (a *app) cmdInit(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var what string
-	if strings.HasPrefix(strings.ToLower(u), "dynamodb:") {
-		what, err = a.initDynamo(ctx, u)
-	} else {
-		what, err = a.initOther(ctx)
+	st, err := a.store(ctx)
+	if err != nil {
+		return err
 	}
+	defer closeStore(st)
+	what, err := initStore(ctx, st)
 	if err != nil {
 		return err
 	}
@@ -59,43 +58,28 @@ func (a *app) cmdInit(ctx context.Context, args []string) error {
 	return err
 }
 
-// initDynamo creates the table with a client configured exactly as the store's
-// own (the same URL, environment and SDK defaults).
-func (a *app) initDynamo(ctx context.Context, u string) (string, error) {
-	var opts *dynamodb.Options
-	capture := func(o *dynamostore.Options) {
-		o.ClientOptions = append(o.ClientOptions, func(co *dynamodb.Options) {
-			c := co.Copy()
-			opts = &c
-		})
-	}
-	ds, err := dynamostore.Open(ctx, u, capture)
-	if err != nil {
-		return "", usagef("store %s: %v", storeurl.Redact(u), err)
-	}
-	if err := dynamostore.CreateTable(ctx, dynamodb.New(*opts), ds.Table()); err != nil {
-		return "", fmt.Errorf("%w (needs dynamodb:CreateTable and DescribeTable: see 'seqctl policy --admin')", err)
-	}
-	return "DynamoDB table " + ds.Table() + " is ACTIVE", nil
-}
-
-func (a *app) initOther(ctx context.Context) (string, error) {
-	st, err := a.store(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer closeStore(st)
-	if in, ok := st.(initializer); ok {
-		err = in.Init(ctx)
-	} else {
-		// Stores without an Init create their storage on first use.
+// initStore creates the storage of st, if it has any to create, and says
+// what is ready. Its errors are the store's own, which name the store and
+// what to do (credentials, permissions, a directory to create).
+func initStore(ctx context.Context, st sequence.Store) (string, error) {
+	var err error
+	switch s := st.(type) {
+	case initializer:
+		err = s.Init(ctx)
+	case sequence.Checker:
+		// The SQL store creates its table on first use; Check is one.
+		err = s.Check(ctx)
+	default:
 		_, err = st.List(ctx)
 	}
 	if err != nil {
 		return "", err
 	}
-	if ss, ok := st.(*sqlstore.Store); ok {
-		return "table " + ss.Table() + " exists", nil
+	switch s := st.(type) {
+	case *dynamostore.Store:
+		return "DynamoDB table " + s.Table() + " is ACTIVE", nil
+	case *sqlstore.Store:
+		return "table " + s.Table() + " exists", nil
 	}
 	return "nothing to create", nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,4 +67,47 @@ func testInit(t *testing.T, ts *tester, want string) {
 	if r := ts.run("init", "extra"); r.code != exitUsage {
 		t.Errorf("init extra: exit %d", r.code)
 	}
+}
+
+// TestInitErrors: seqctl gives the stores' own messages for a store it cannot
+// use as configured, naming the store and what to do.
+func TestInitErrors(t *testing.T) {
+	t.Run("dynamodb without credentials", func(t *testing.T) {
+		ts := &tester{t: t, store: dynamoURL(t)}
+		// No credentials anywhere: environment, config files (which do not
+		// exist) or instance metadata (disabled, which otherwise waits).
+		t.Setenv("AWS_ACCESS_KEY_ID", "")
+		t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+		r := ts.fails(exitFailed, "init")
+		for _, want := range []string{"seqctl init: dynamostore: init: DynamoDB table ", "none were found", "AWS_ACCESS_KEY_ID", "AWS_PROFILE"} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr %q\nwant it to contain %q", r.stderr, want)
+			}
+		}
+		if strings.Contains(r.stderr, "policy") {
+			t.Errorf("stderr %q suggests permissions for missing credentials", r.stderr)
+		}
+	})
+	t.Run("dynamodb without table", func(t *testing.T) {
+		ts := &tester{t: t, store: dynamoURL(t)}
+		u, err := dynamostore.ParseURL(ts.store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := ts.fails(exitFailed, "list")
+		want := "DynamoDB table " + u.Table + " in region " + u.Region + " at " + u.Endpoint +
+			" does not exist (create it with: seqctl init --store 'dynamodb://" + u.Table + "?region=" + u.Region + "&endpoint=" + u.Endpoint + "')"
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr %q\nwant it to contain %q", r.stderr, want)
+		}
+	})
+	t.Run("sqlite without directory", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "missing")
+		ts := &tester{t: t, store: "sqlite:" + filepath.Join(dir, "s.db")}
+		r := ts.fails(exitFailed, "init")
+		want := "seqctl init: sqlstore: check: SQLite file " + filepath.Join(dir, "s.db") + " cannot be created: its directory " + dir + " does not exist (create it: mkdir -p " + dir
+		if !strings.HasPrefix(r.stderr, want) {
+			t.Errorf("stderr %q\nwant it to start with %q", r.stderr, want)
+		}
+	})
 }

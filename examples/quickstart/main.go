@@ -20,7 +20,8 @@ import (
 	"time"
 
 	"github.com/seqshim/seqshim/driver"
-	_ "modernc.org/sqlite" // the application's own database driver, "sqlite"
+	_ "github.com/seqshim/seqshim/sqlstore/sqlite" // the sqlite: store, which the driver does not link
+	_ "modernc.org/sqlite"                         // the application's own database driver, "sqlite"
 )
 
 func main() {

@@ -1,4 +1,4 @@
-package storeurl
+package storeurl_test
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/seqshim/seqshim/dynamostore"
+	"github.com/seqshim/seqshim/internal/storeurl"
 )
 
 // repoRoot is the repository root, seen from this package's directory.
@@ -33,8 +34,8 @@ func TestFormsDocumented(t *testing.T) {
 		{"README.md", 2},                     // the configuration table and the seqctl section
 	} {
 		src := readRepoFile(t, tt.file)
-		if got := strings.Count(normalizeDoc(src), Summary()); got != tt.count {
-			t.Errorf("%s lists the store URL forms as %q %d times, want %d", tt.file, Summary(), got, tt.count)
+		if got := strings.Count(normalizeDoc(src), storeurl.Summary()); got != tt.count {
+			t.Errorf("%s lists the store URL forms as %q %d times, want %d", tt.file, storeurl.Summary(), got, tt.count)
 		}
 	}
 
@@ -54,7 +55,7 @@ func TestFormsDocumented(t *testing.T) {
 		rows = append(rows, m[1])
 	}
 	var syntaxes []string
-	for _, f := range Forms() {
+	for _, f := range storeurl.Forms() {
 		syntaxes = append(syntaxes, f.Syntax)
 	}
 	slices.Sort(rows)
@@ -117,7 +118,7 @@ func TestDynamoFormParameters(t *testing.T) {
 // dynamoForm returns the syntax of the dynamodb:// form.
 func dynamoForm(t *testing.T) string {
 	t.Helper()
-	for _, f := range Forms() {
+	for _, f := range storeurl.Forms() {
 		if strings.HasPrefix(f.Syntax, "dynamodb://") {
 			return f.Syntax
 		}

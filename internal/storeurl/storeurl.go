@@ -1,9 +1,17 @@
 // Package storeurl opens the seqshim store a URL names, so the driver and
 // seqctl accept the same store URLs, and holds the one description of them:
 // [Forms] lists memory:, sqlite:PATH, postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P
-// (see [Form] for what each opens: [memstore], [sqlstore], [dynamostore]).
-// seqctl's help and the driver's parameter table are made from it; the docs
-// that cannot be (Go doc comments, README.md) are kept in step by a test.
+// (see [Form] for what each opens: memstore, sqlstore/sqlite, sqlstore,
+// dynamostore). seqctl's help and the driver's parameter table are made from
+// it; the docs that cannot be (Go doc comments, README.md) are kept in step
+// by a test.
+//
+// Stores register themselves by scheme ([Register]), as database/sql drivers
+// do: this package imports none of them, so a program links the stores it
+// imports and no other. The driver imports memstore, sqlstore and
+// dynamostore; the SQLite store is linked only by a program that imports
+// github.com/seqshim/seqshim/sqlstore/sqlite, and [Open] of a sqlite: URL
+// without it names that import.
 //
 // Stores that hold resources (database handles) implement io.Closer; close
 // them when done. memory: stores are process-wide and need no closing.
@@ -15,26 +23,30 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
-	"github.com/seqshim/seqshim/dynamostore"
-	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/sequence"
-	"github.com/seqshim/seqshim/sqlstore"
 )
 
 // Form is one store URL form [Open] accepts.
 type Form struct {
 	Syntax string // e.g. "sqlite:PATH"
 	Doc    string // the store it opens, one line
+	// Import is the package a program imports to link the store, for a store
+	// the driver does not link; empty for the others.
+	Import string
 }
+
+// SQLiteImport is the package that links the SQLite store.
+const SQLiteImport = "github.com/seqshim/seqshim/sqlstore/sqlite"
 
 // forms is the one list of store URL forms; everything that describes store
 // URLs says what it says.
 var forms = []Form{
-	{"memory:", "this process only (tests and demos); memory:NAME is another one"},
-	{"sqlite:PATH", "a SQLite file (created if missing; its directory must exist)"},
-	{"postgres://…", "a table in a PostgreSQL database (table=NAME to choose it)"},
-	{"dynamodb://TABLE?region=R&endpoint=URL&prefix=P", "a DynamoDB table; what the URL omits comes from the AWS SDK's default chain"},
+	{Syntax: "memory:", Doc: "this process only (tests and demos); memory:NAME is another one"},
+	{Syntax: "sqlite:PATH", Doc: "a SQLite file (created if missing; its directory must exist)", Import: SQLiteImport},
+	{Syntax: "postgres://…", Doc: "a table in a PostgreSQL database (table=NAME to choose it)"},
+	{Syntax: "dynamodb://TABLE?region=R&endpoint=URL&prefix=P", Doc: "a DynamoDB table; what the URL omits comes from the AWS SDK's default chain"},
 }
 
 // Forms returns the store URL forms Open accepts, in the order help texts
@@ -54,23 +66,82 @@ func Summary() string {
 // ErrURL is wrapped by the error for an empty URL or an unknown scheme.
 var ErrURL = errors.New("invalid store URL")
 
-// Open opens the store of rawurl, dispatching on its scheme (any case). It
-// does not contact the store: the first operation does.
+// ErrNotLinked is wrapped by the error for a URL of a known form whose store
+// the program does not link (a sqlite: URL without the SQLite store's
+// import). The error is also a configuration error
+// ([sequence.ErrMisconfigured]); its message names the import to add.
+var ErrNotLinked = errors.New("store not linked into this program")
+
+// OpenFunc opens the store of a URL of the scheme it was registered for. It
+// does not contact the store.
+type OpenFunc func(ctx context.Context, rawurl string) (sequence.Store, error)
+
+var registry struct {
+	mu   sync.RWMutex
+	open map[string]OpenFunc // by lower-case scheme; written by Register, in init functions
+}
+
+// Register makes a store's URLs of scheme (without the colon, any case)
+// available to [Open]. Store packages call it in their init function. It
+// panics if open is nil or the scheme is registered already.
+func Register(scheme string, open OpenFunc) {
+	scheme = strings.ToLower(scheme)
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if open == nil {
+		panic("storeurl: Register of a nil OpenFunc for scheme " + scheme)
+	}
+	if _, dup := registry.open[scheme]; dup {
+		panic("storeurl: Register called twice for scheme " + scheme)
+	}
+	if registry.open == nil {
+		registry.open = make(map[string]OpenFunc)
+	}
+	registry.open[scheme] = open
+}
+
+// Schemes returns the registered schemes, sorted.
+func Schemes() []string {
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	s := make([]string, 0, len(registry.open))
+	for k := range registry.open {
+		s = append(s, k)
+	}
+	slices.Sort(s)
+	return s
+}
+
+// Open opens the store of rawurl with the store registered for its scheme
+// (any case). It does not contact the store: the first operation does, or a
+// [sequence.Check].
 func Open(ctx context.Context, rawurl string) (sequence.Store, error) {
 	if strings.TrimSpace(rawurl) == "" {
 		return nil, fmt.Errorf("%w: empty; want one of %s", ErrURL, Summary())
 	}
-	scheme, rest, ok := strings.Cut(rawurl, ":")
+	scheme, _, ok := strings.Cut(rawurl, ":")
 	if !ok {
 		return nil, fmt.Errorf("%w: %q has no scheme; want one of %s", ErrURL, Redact(rawurl), Summary())
 	}
-	switch strings.ToLower(scheme) {
-	case memstore.Scheme:
-		return memstore.Open(memstore.Scheme + ":" + rest)
-	case "sqlite", "postgres", "postgresql":
-		return sqlstore.Open(ctx, rawurl)
-	case "dynamodb":
-		return dynamostore.Open(ctx, rawurl)
+	registry.mu.RLock()
+	open := registry.open[strings.ToLower(scheme)]
+	registry.mu.RUnlock()
+	if open != nil {
+		return open(ctx, rawurl)
+	}
+	if imp := importFor(scheme); imp != "" {
+		return nil, sequence.Misconfigured(fmt.Errorf("%w: %s: add import _ %q to the program", ErrNotLinked, Redact(rawurl), imp))
 	}
 	return nil, fmt.Errorf("%w: unknown scheme %q in %q; want one of %s", ErrURL, scheme, Redact(rawurl), Summary())
+}
+
+// importFor returns the import that links the store of scheme, if one of the
+// forms with an Import has that scheme.
+func importFor(scheme string) string {
+	for _, f := range forms {
+		if s, _, _ := strings.Cut(f.Syntax, ":"); f.Import != "" && strings.EqualFold(s, scheme) {
+			return f.Import
+		}
+	}
+	return ""
 }

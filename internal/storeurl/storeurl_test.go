@@ -1,20 +1,26 @@
-package storeurl
+package storeurl_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/seqshim/seqshim/dynamostore"
+	"github.com/seqshim/seqshim/internal/storeurl"
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/sequence"
 	"github.com/seqshim/seqshim/sqlstore"
 )
 
+// Open is storeurl.Open; this test links the stores the driver links:
+// memstore, sqlstore and dynamostore, not the SQLite store.
+var Open = storeurl.Open
+
 func TestOpen(t *testing.T) {
-	dir := t.TempDir()
 	tests := []struct {
 		url    string
 		want   string // type of the store
@@ -22,8 +28,6 @@ func TestOpen(t *testing.T) {
 	}{
 		{url: "memory:", want: "*memstore.Store"},
 		{url: "MEMORY:storeurl_test", want: "*memstore.Store"},
-		{url: "sqlite:" + filepath.Join(dir, "a.db"), want: "*sqlstore.Store", closer: true},
-		{url: "sqlite://" + filepath.Join(dir, "b.db"), want: "*sqlstore.Store", closer: true},
 		{url: "postgres://u@127.0.0.1:1/db", want: "*sqlstore.Store", closer: true},
 		{url: "postgresql://u@127.0.0.1:1/db", want: "*sqlstore.Store", closer: true},
 		{url: "dynamodb://seqs?region=us-east-1&endpoint=http://127.0.0.1:1", want: "*dynamostore.Store"},
@@ -63,7 +67,7 @@ func TestOpen(t *testing.T) {
 // memory: is one store per process.
 func TestOpenWorks(t *testing.T) {
 	ctx := t.Context()
-	for _, url := range []string{"memory:storeurl_works", "sqlite:" + filepath.Join(t.TempDir(), "seq.db")} {
+	for _, url := range []string{"memory:storeurl_works"} {
 		t.Run(url, func(t *testing.T) {
 			st, err := Open(ctx, url)
 			if err != nil {
@@ -94,7 +98,7 @@ func TestOpenErrors(t *testing.T) {
 	for _, url := range []string{"", "  ", "orders", "mysql://x", "redis://127.0.0.1", "mysql://app:s3cret@db/app"} {
 		t.Run(url, func(t *testing.T) {
 			_, err := Open(t.Context(), url)
-			if !errors.Is(err, ErrURL) {
+			if !errors.Is(err, storeurl.ErrURL) {
 				t.Fatalf("Open(%q) = %v, want ErrURL", url, err)
 			}
 			for _, form := range []string{"memory:", "sqlite:PATH", "postgres://", "dynamodb://"} {
@@ -107,4 +111,42 @@ func TestOpenErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSQLiteNotLinked: without the SQLite store's import, a sqlite: URL is a
+// configuration error that names the import.
+func TestSQLiteNotLinked(t *testing.T) {
+	for _, url := range []string{"sqlite:" + filepath.Join(t.TempDir(), "seq.db"), "SQLite:///var/lib/seq.db"} {
+		_, err := Open(t.Context(), url)
+		if !errors.Is(err, storeurl.ErrNotLinked) || !errors.Is(err, sequence.ErrMisconfigured) {
+			t.Fatalf("Open(%q) = %v, want ErrNotLinked and ErrMisconfigured", url, err)
+		}
+		want := `store not linked into this program: ` + url + `: add import _ "github.com/seqshim/seqshim/sqlstore/sqlite" to the program`
+		if err.Error() != want {
+			t.Errorf("Open(%q):\n%s\nwant\n%s", url, err, want)
+		}
+		// sqlstore.Open says the same.
+		_, err = sqlstore.Open(t.Context(), url)
+		if !errors.Is(err, storeurl.ErrNotLinked) || !strings.Contains(err.Error(), `add import _ "github.com/seqshim/seqshim/sqlstore/sqlite"`) {
+			t.Errorf("sqlstore.Open(%q) = %v, want ErrNotLinked naming the import", url, err)
+		}
+	}
+	if f := storeurl.Forms()[1]; f.Syntax != "sqlite:PATH" || f.Import != storeurl.SQLiteImport {
+		t.Errorf("Forms()[1] = %+v, want sqlite:PATH with Import %s", f, storeurl.SQLiteImport)
+	}
+}
+
+// TestRegister: the stores linked here registered their schemes; Register
+// refuses a second registration of a scheme.
+func TestRegister(t *testing.T) {
+	want := []string{"dynamodb", "memory", "postgres", "postgresql"}
+	if got := storeurl.Schemes(); !slices.Equal(got, want) {
+		t.Errorf("Schemes() = %q, want %q", got, want)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "called twice for scheme memory") {
+			t.Errorf("second Register of memory: recovered %v", r)
+		}
+	}()
+	storeurl.Register("MEMORY", func(context.Context, string) (sequence.Store, error) { return nil, nil })
 }

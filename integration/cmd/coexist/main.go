@@ -10,9 +10,9 @@
 // whose id comes from nextval. It exits 0 when both work.
 //
 // Importing the seqshim driver must register no database/sql driver name but
-// "seqshim". While it also registers modernc.org/sqlite's "sqlite", this
-// program panics at start-up with "sql: Register called twice for driver
-// sqlite" (see ../../coexist_test.go).
+// "seqshim": were it to link modernc.org/sqlite, which registers "sqlite",
+// this program would panic at start-up with "sql: Register called twice for
+// driver sqlite" (see ../../coexist_test.go).
 package main
 
 import (
