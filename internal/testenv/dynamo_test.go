@@ -2,12 +2,11 @@ package testenv
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/sequence"
@@ -53,9 +52,12 @@ func TestDynamoTable(t *testing.T) {
 	if d.Client == nil {
 		return // the subtest failed to make one
 	}
-	_, err := d.Client.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: &d.Name})
-	var missing *types.ResourceNotFoundException
-	if !errors.As(err, &missing) {
-		t.Errorf("DescribeTable after the test: %v, want ResourceNotFoundException", err)
+	// dynalite deletes a table in the background (DELETING, then gone):
+	// wait for it, within a bound.
+	w := dynamodb.NewTableNotExistsWaiter(d.Client, func(o *dynamodb.TableNotExistsWaiterOptions) {
+		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 500*time.Millisecond
+	})
+	if err := w.Wait(context.Background(), &dynamodb.DescribeTableInput{TableName: &d.Name}, 20*time.Second); err != nil {
+		t.Errorf("the table is still there after the test: %v", err)
 	}
 }
