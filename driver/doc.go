@@ -6,9 +6,16 @@
 //
 // Migrating is a driver-name change and a store:
 //
-//	import _ "github.com/seqshim/seqshim/driver"
+//	import (
+//		_ "github.com/seqshim/seqshim/driver"
+//		_ "github.com/seqshim/seqshim/sqlstore/sqlite" // only for sqlite: stores
+//	)
 //
 //	db, err := sql.Open("seqshim", "postgres://app@db/app?seqshim.store=sqlite:/var/lib/app/seq.db")
+//
+// The driver links the memory:, postgres:// and dynamodb:// stores; the
+// SQLite store is linked by its own import, and a sqlite: store URL without
+// it fails with an error naming the import.
 //
 // The SQL stays as it is: SELECT nextval('orders_seq'), INSERT … VALUES
 // (nextval('orders_seq'), $1), currval, lastval, setval, NEXT VALUE FOR,
@@ -48,6 +55,15 @@
 //
 // There is no default store: a connector without one fails its first
 // connection with [ErrNoStore] (sql.Open itself never fails for it).
+//
+// The first connection of a connector also checks the store's
+// configuration: a DynamoDB table nobody created, missing or refused AWS
+// credentials, no region, a SQLite file that cannot be created, a PostgreSQL
+// database that does not exist fail it at once (db.Ping shows it), with an
+// error naming the store and the fix (errors.Is sequence.ErrMisconfigured).
+// A store that is merely unreachable does not fail it: statements without
+// sequence calls run, and sequence calls fail, after seqshim.max_wait, with
+// an error naming the store and the operation.
 //
 // # What happens to a statement
 //

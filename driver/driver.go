@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/seqshim/seqshim/internal/engine"
+	"github.com/seqshim/seqshim/internal/storeurl"
 	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/seqcache"
 	"github.com/seqshim/seqshim/sequence"
@@ -32,7 +33,7 @@ var defaultDriver = &Driver{}
 // has no store: neither seqshim.store in the DSN, nor SEQSHIM_STORE, nor
 // Options.Store / Options.StoreURL. There is deliberately no default store.
 var ErrNoStore = errors.New("seqshim: no sequence store configured: set seqshim.store in the DSN, " +
-	"SEQSHIM_STORE in the environment, or Options.Store (e.g. seqshim.store=sqlite:/var/lib/app/seq.db)")
+	"SEQSHIM_STORE in the environment, or Options.Store (e.g. seqshim.store=dynamodb%3A%2F%2Fseqs%3Fregion%3Deu-west-1)")
 
 // Driver is the seqshim database/sql driver, registered as "seqshim".
 type Driver struct{}
@@ -229,7 +230,8 @@ func (c *Connector) acquire(ctx context.Context) (*engine.Engine, error) {
 		return nil, err
 	}
 	c.seq = seq
-	c.eng = engine.New(engine.Options{Store: seq.store, Cache: seq.cache, Planner: c.planner, DDLToDatabase: c.opts.DDL == DDLBoth})
+	c.eng = engine.New(engine.Options{Store: seq.store, Cache: seq.cache, Planner: c.planner,
+		DDLToDatabase: c.opts.DDL == DDLBoth, StoreName: storeurl.Redact(c.opts.StoreURL)})
 	return c.eng, nil
 }
 
@@ -296,9 +298,15 @@ func acquireShared(ctx context.Context, o Options) (*sharedSeq, error) {
 	if o.StoreURL != "" {
 		st, err := openStore(ctx, o.StoreURL)
 		if err != nil {
-			return nil, fmt.Errorf("seqshim: open store %s: %w", redactURL(o.StoreURL), err)
+			return nil, fmt.Errorf("seqshim: open store %s: %w", storeurl.Redact(o.StoreURL), err)
 		}
 		s.store, s.owned = st, true
+	}
+	if err := checkStore(ctx, s.store, o); err != nil {
+		if c, ok := s.store.(io.Closer); ok && s.owned {
+			c.Close()
+		}
+		return nil, err
 	}
 	s.cache = seqcache.New(s.store, func(co *seqcache.Options) {
 		co.Buffer = o.Buffer
@@ -315,6 +323,32 @@ func acquireShared(ctx context.Context, o Options) (*sharedSeq, error) {
 		registry.m[key] = s
 	}
 	return s, nil
+}
+
+// maxCheck bounds the configuration check of a store at the first
+// connection: a store that is slow or unreachable must not hold the
+// application's start-up for long (statements without sequence calls do not
+// need it), while one that answers "no such table" or "no credentials"
+// does so at once.
+const maxCheck = 2 * time.Second
+
+// checkStore fails the first connection of a store whose configuration is
+// wrong (a missing table, a file that cannot be created, no credentials),
+// with the store's message naming the store and the fix. A store that is
+// merely unreachable passes: sequence calls report it, with the store and
+// the operation, when they need it. The check is not remembered as a
+// failure: once the operator fixed the store (seqctl init), the next
+// connection succeeds.
+func checkStore(ctx context.Context, st sequence.Store, o Options) error {
+	ctx, cancel := context.WithTimeout(ctx, min(maxCheck, max(o.RefillTimeout, time.Second)))
+	defer cancel()
+	if err := sequence.Check(ctx, st); errors.Is(err, sequence.ErrMisconfigured) {
+		if o.StoreURL != "" {
+			return fmt.Errorf("seqshim: store %s: %w", storeurl.Redact(o.StoreURL), err)
+		}
+		return fmt.Errorf("seqshim: store: %w", err)
+	}
+	return nil
 }
 
 func (s *sharedSeq) release() error {

@@ -132,7 +132,7 @@ func misplacedStoreParams(base string, kept []string, params []dsnParam, fragmen
 	}
 	return fmt.Errorf("seqshim: DSN parameter %s belongs to the store URL in seqshim.store, not to the database: "+
 		"percent-encode the store URL inside the DSN, as in %s%s%s (or set SEQSHIM_STORE=%s)",
-		strings.Join(names, ", "), fixed, others.String(), fragment, redactURL(storeURL))
+		strings.Join(names, ", "), fixed, others.String(), fragment, storeurl.Redact(storeURL))
 }
 
 // splitKeywordValue removes seqshim.* settings from a keyword/value DSN,

@@ -27,7 +27,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				continue // PostgreSQL: a notice, the sequence stays as it is
 			}
 			if err != nil {
-				return storeErr(err)
+				return s.eng.storeErr(err)
 			}
 			s.eng.cache.Invalidate(name) // it may remember "does not exist"
 		}
@@ -47,7 +47,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				continue
 			}
 			if err != nil {
-				return storeErr(err)
+				return s.eng.storeErr(err)
 			}
 		}
 	case rewrite.Rename:
@@ -59,7 +59,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				continue
 			}
 			if err != nil {
-				return storeErr(err)
+				return s.eng.storeErr(err)
 			}
 			s.eng.cache.Invalidate(d.RenameTo) // it may remember "does not exist"
 			s.seq.rename(name, d.RenameTo)
@@ -70,7 +70,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			// PostgreSQL drops all or none: check every name first.
 			for _, name := range names {
 				if _, err := st.Describe(ctx, name); err != nil {
-					return storeErr(dropError(err))
+					return s.eng.storeErr(dropError(err))
 				}
 			}
 		}
@@ -82,7 +82,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				continue
 			}
 			if err != nil {
-				return storeErr(dropError(err))
+				return s.eng.storeErr(dropError(err))
 			}
 			s.seq.drop(name)
 		}

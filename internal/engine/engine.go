@@ -22,6 +22,9 @@ type Options struct {
 	// DDLToDatabase sends sequence DDL to the database too, after the store
 	// applied it (the driver's seqshim.ddl=both).
 	DDLToDatabase bool
+	// StoreName names the store in errors that are the store's, not
+	// PostgreSQL's (for example its redacted URL); "" names none.
+	StoreName string
 }
 
 // Engine is what every session of one front end shares: the store, its
@@ -34,12 +37,17 @@ type Engine struct {
 	planner *rewrite.Planner
 	dialect rewrite.Dialect
 	ddlToDB bool
+	label   string // "seqshim: sequence store NAME", the prefix of store errors
 }
 
 // New returns an engine. It opens and closes nothing: the caller owns the
 // store and the cache.
 func New(o Options) *Engine {
-	return &Engine{store: o.Store, cache: o.Cache, planner: o.Planner, dialect: o.Planner.Dialect(), ddlToDB: o.DDLToDatabase}
+	label := "seqshim: sequence store"
+	if o.StoreName != "" {
+		label += " " + o.StoreName
+	}
+	return &Engine{store: o.Store, cache: o.Cache, planner: o.Planner, dialect: o.Planner.Dialect(), ddlToDB: o.DDLToDatabase, label: label}
 }
 
 // Cache returns the engine's cache.

@@ -108,7 +108,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 	case rewrite.Nextval:
 		v, err = s.handle(name).Next(ctx)
 		if err != nil {
-			return 0, false, storeErr(err)
+			return 0, false, s.eng.storeErr(err)
 		}
 		s.seq.nextval(name, v)
 		return v, false, nil
@@ -118,7 +118,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		}
 		// PostgreSQL looks the relation up first: a missing one is 42P01.
 		if _, err := s.eng.store.Describe(ctx, name); err != nil {
-			return 0, false, storeErr(err)
+			return 0, false, s.eng.storeErr(err)
 		}
 		return 0, false, sequence.CurrvalNotDefinedError(name)
 	case rewrite.Lastval:
@@ -140,7 +140,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			return err
 		})
 		if err != nil {
-			return 0, false, storeErr(err)
+			return 0, false, s.eng.storeErr(err)
 		}
 		if isCalled != 0 {
 			s.seq.set(name, val)
@@ -161,13 +161,14 @@ func (s *Session[A]) handle(name string) *seqcache.Handle {
 	return h
 }
 
-// storeErr labels an error that is not PostgreSQL's own as the store's.
-func storeErr(err error) error {
+// storeErr labels an error that is not PostgreSQL's own as the store's,
+// naming the store.
+func (e *Engine) storeErr(err error) error {
 	var se *sequence.Error
 	if errors.As(err, &se) {
 		return err
 	}
-	return fmt.Errorf("seqshim: sequence store: %w", err)
+	return fmt.Errorf("%s: %w", e.label, err)
 }
 
 // local answers a Local statement: one row, or one per generate_series
