@@ -45,6 +45,10 @@ func (c pgConn) Exec(ctx context.Context, sql string) error {
 // codeInFailedTransaction is PostgreSQL's in_failed_sql_transaction.
 const codeInFailedTransaction = "25P02"
 
+// codeRaiseException is RAISE's default SQLSTATE (raise_exception), for an
+// error of seqshim's own that has no SQLSTATE.
+const codeRaiseException = "P0001"
+
 // abortTimeout bounds the statement that aborts the database's transaction
 // after a failure seqshim answered, which may be a cancelled context.
 const abortTimeout = 5 * time.Second
@@ -71,7 +75,7 @@ func (s *Session[A]) Fail(ctx context.Context, err error) error {
 	if s.db == nil || s.db.TxStatus() != 'T' {
 		return err
 	}
-	code, msg := "P0001", "seqshim: "+err.Error() // RAISE's default code
+	code, msg := codeRaiseException, "seqshim: "+err.Error()
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		code, msg = pe.Code, pe.Message
@@ -90,7 +94,7 @@ func (s *Session[A]) Fail(ctx context.Context, err error) error {
 // not contain.
 func raiseSQL(code, msg string) string {
 	if len(code) != 5 || strings.ContainsFunc(code, func(r rune) bool { return (r < '0' || r > '9') && (r < 'A' || r > 'Z') }) {
-		code = "P0001"
+		code = codeRaiseException
 	}
 	msg = strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\x00", "").Replace(msg)
 	body := "BEGIN RAISE EXCEPTION USING ERRCODE = '" + code + "', MESSAGE = E'" + msg + "'; END"
