@@ -102,7 +102,7 @@
 // Scenarios leave out what legitimately differs between a database sequence
 // and a process-wide block cache: CACHE greater than 1 seen from two
 // sessions (PostgreSQL caches per session), values thrown away by ALTER or
-// DISCARD after a CACHE greater than 1, and sequence DDL rolled back by a
-// transaction (seqshim's default DDL mode applies DDL to the store, outside
-// the transaction). Nothing depends on timing or OIDs.
+// DISCARD after a CACHE greater than 1, and a second session touching a
+// sequence another one dropped or altered in an open transaction
+// (PostgreSQL blocks it on the lock). Nothing depends on timing or OIDs.
 package conformance

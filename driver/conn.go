@@ -107,18 +107,27 @@ func (c *conn) Begin() (driver.Tx, error) {
 	return c.BeginTx(context.Background(), driver.TxOptions{})
 }
 
-// BeginTx starts a transaction on the inner connection and returns the inner
-// transaction as it is: sequence values are not transactional, as in
-// PostgreSQL, so there is nothing to do at commit or rollback.
+// BeginTx starts a transaction on the inner connection. Its Commit applies
+// the sequence DDL the transaction holds to the store first (see tx).
 func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	if c.beginner != nil {
-		return c.beginner.BeginTx(ctx, opts)
-	}
-	if opts.Isolation != 0 || opts.ReadOnly {
+	var (
+		inner driver.Tx
+		err   error
+	)
+	switch {
+	case c.beginner != nil:
+		inner, err = c.beginner.BeginTx(ctx, opts)
+	case opts.Isolation != 0 || opts.ReadOnly:
 		return nil, errors.New("seqshim: inner driver does not support transaction options")
+	default:
+		//lint:ignore SA1019 the inner driver has nothing else
+		inner, err = c.inner.Begin()
 	}
-	//lint:ignore SA1019 the inner driver has nothing else
-	return c.inner.Begin()
+	if err != nil {
+		return nil, err
+	}
+	c.sess.Begin()
+	return &tx{c: c, inner: inner}, nil
 }
 
 // ExecContext executes query. Without a sequence call it goes to the inner
@@ -129,6 +138,9 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		return nil, engineErr(err)
 	}
 	if p == nil {
+		if c.sess.Holding() {
+			return c.execHeld(ctx, query, args)
+		}
 		if c.execer == nil {
 			return nil, driver.ErrSkip // database/sql prepares instead
 		}
@@ -150,6 +162,9 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		return nil, engineErr(err)
 	}
 	if p == nil {
+		if c.sess.Holding() {
+			return c.queryHeld(ctx, query, args)
+		}
 		if c.queryer == nil {
 			return nil, driver.ErrSkip // database/sql prepares instead
 		}

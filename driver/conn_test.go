@@ -104,9 +104,9 @@ func TestForwarding(t *testing.T) {
 			return nil
 		}, func(k fakedriver.Calls) int { return k.IsValid }},
 		{"ConnBeginTx", func() error {
-			tx, err := c.BeginTx(ctx, driver.TxOptions{})
-			if err == nil && tx != driver.Tx(inner.LastTx) {
-				return errors.New("transaction is not the inner one")
+			got, err := c.BeginTx(ctx, driver.TxOptions{})
+			if w, ok := got.(*tx); err == nil && (!ok || w.inner != driver.Tx(inner.LastTx)) {
+				return errors.New("transaction does not wrap the inner one")
 			}
 			return err
 		}, func(k fakedriver.Calls) int { return k.Begin }},

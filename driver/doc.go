@@ -100,6 +100,33 @@
 // run by this process drop its cached values first, so no value of the old
 // state is handed out afterwards.
 //
+// # Transactions
+//
+// Sequence DDL inside a transaction, begun with sql.DB.BeginTx or with
+// BEGIN / START TRANSACTION sent as SQL, is held by the connection and is
+// visible to that transaction at once — nextval, currval, setval and
+// further DDL see the new state, as in PostgreSQL — while other connections
+// keep seeing the store's. It reaches the store only when the transaction
+// commits: Tx.Commit, or COMMIT / END sent as SQL. ROLLBACK (ABORT, Tx.Rollback),
+// ROLLBACK TO a savepoint taken before it, a failed statement followed by
+// COMMIT, and a COMMIT that fails leave the store as it was. nextval is not
+// transactional, as in PostgreSQL: values drawn stay drawn, except those of
+// a sequence created or altered (any option but OWNED BY) in a transaction
+// that rolls back — PostgreSQL hands those out again too, as they belonged to
+// a sequence state that never committed.
+//
+// The commit protocol: at COMMIT, seqshim first applies the held DDL to the
+// store, then sends COMMIT to the database. If the store fails, the store
+// changes made so far are undone, the transaction rolls back and COMMIT
+// returns the store's error. If the database does not commit (an error such
+// as a deferred constraint, 23505, or 40001), the store changes are undone —
+// a dropped sequence comes back at its position, never below a value handed
+// out — and COMMIT returns the database's error. If the answer to COMMIT is
+// lost (the connection breaks), the store keeps the DDL. A process killed
+// between the two steps leaves the store ahead of the database: a sequence
+// created by the lost transaction exists (a retried CREATE SEQUENCE fails
+// with 42P07 until `seqctl drop`), one it dropped is gone.
+//
 // # Reaching pgx
 //
 // sql.Conn.Raw hands out the seqshim connection; its Unwrap method returns
@@ -140,10 +167,22 @@
 //
 // # Caveats
 //
-//   - Sequence DDL and setval are not transactional: a rollback does not undo
-//     them (nextval is not transactional in PostgreSQL either). With
-//     seqshim.ddl=both the store and the database are changed one after the
-//     other, not atomically. TEMPORARY sequences are refused.
+//   - The store and the database commit one after the other, not
+//     atomically (see Transactions for what a failure between them leaves).
+//     With seqshim.ddl=both the DDL also reaches the database when it is
+//     run. TEMPORARY sequences are refused.
+//   - Other connections are not blocked by sequence DDL held in a
+//     transaction, as PostgreSQL's locks would block them: they keep drawing
+//     from the store's state. A transaction that altered a sequence and drew
+//     from it fails its COMMIT with 40001 if another connection drew from
+//     the sequence meanwhile (unless the ALTER restarted it); retry it.
+//   - While a transaction holds sequence DDL, COMMIT, ROLLBACK and
+//     savepoints must be statements of their own (not in a multi-statement
+//     string with other statements: 0A000), and PREPARE TRANSACTION is
+//     refused (0A000). A multi-statement string run outside a transaction
+//     block ("CREATE SEQUENCE s; CREATE TABLE …") applies its DDL at once.
+//     A transaction ended behind seqshim's back (a procedure's COMMIT, the
+//     raw *pgx.Conn) drops the DDL it held.
 //   - A column DEFAULT nextval('s') would be evaluated by the database from
 //     its own sequence, not by seqshim: CREATE/ALTER statements with sequence
 //     calls are refused with 0A000; insert the value explicitly instead.

@@ -6,6 +6,8 @@
 //   - recipes: seqshim under sqlx, GORM, bun and ent, as examples that run
 //     against PostgreSQL;
 //   - ent: the code ent generates for the ent recipe (go generate ./ent);
+//   - migrate: goose runs migrations through seqshim; a failed one
+//     leaves no sequence in the store, and its retry succeeds;
 //   - cmd/coexist: a program importing seqshim's driver next to another
 //     SQLite driver, built and run by TestCoexist.
 //

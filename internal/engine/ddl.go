@@ -12,8 +12,12 @@ import (
 )
 
 // ddl applies a sequence DDL statement to the store and keeps this
-// process's cache and session in step with it.
+// process's cache and session in step with it; inside a transaction block,
+// the session holds it instead (txddl.go).
 func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
+	if s.tx != nil || s.inTx() {
+		return s.holdDDL(ctx, d) // applied when the transaction commits
+	}
 	st := s.eng.store
 	switch d.Op {
 	case rewrite.Create:

@@ -44,6 +44,53 @@
 //     slice), call values go to session scratch space, and a statement with
 //     bound values reuses its rendered text.
 //
+// # Transactions
+//
+// Sequence DDL run inside a transaction block (the [Conn]'s TxStatus is the
+// ground truth; [Session.Begin] for a session without one) is held by the
+// session, in txddl.go, and reaches the store only when the transaction
+// commits. The session's view answers at once: a sequence created in the
+// transaction draws its own values, with nothing in the store; one dropped
+// or renamed away is 42P01; one altered with any option but OWNED BY draws
+// values of its own from its new state, as PostgreSQL's new relfilenode
+// does (a rollback then hands those values out again, as PostgreSQL does).
+// nextval of a sequence the transaction only renamed, and setval of one it
+// did not alter, go to the store as usual: not transactional, as in
+// PostgreSQL. Savepoints keep a copy of the view; ROLLBACK TO puts it back.
+// While DDL is held, [Session.Holding] is true and a front end sends texts
+// without sequence work through [Session.PassThrough], which sees COMMIT,
+// ROLLBACK and savepoints before the database does; a front end's own
+// commit and rollback call [Session.Commit] and [Session.Rollback].
+//
+// The commit protocol ([Session.Commit]), store first:
+//
+//  1. In a failed transaction (status 'E'), the held DDL is dropped and the
+//     COMMIT sent: PostgreSQL rolls back.
+//  2. The held DDL is applied to the store: ALTERs, DROPs, RENAMEs, then
+//     CREATEs at their final positions, each through the cache
+//     (seqcache.Cache.Change) so no stale value is served. A sequence the
+//     transaction altered and drew from must not have moved in the store
+//     meanwhile (unless the ALTER restarted it): otherwise 40001. If the
+//     store fails, what was applied is undone and the database rolls back.
+//  3. COMMIT is sent. If the database answers that it did not commit (an
+//     error from the server, or the session is idle again), the store
+//     changes are undone: a created sequence dropped, a dropped one created
+//     again at the position it had when it was dropped (never below a value
+//     handed out), an ALTER's spec restored, a rename reversed. If the
+//     answer is lost (the connection broke), the store keeps the DDL: the
+//     COMMIT may have happened.
+//
+// Why store first: a store that refuses (down, a name taken meanwhile)
+// then costs nothing but a rolled-back transaction, and a failing COMMIT
+// (deferred constraints, serialization failures) is undone cleanly; with
+// the database first, a migration tool would record a migration whose
+// sequences never reached the store, and never retry it. The window
+// between steps 2 and 3 is the price: a process killed there leaves the
+// store with DDL whose transaction did not commit (a created sequence
+// exists, so a retried CREATE SEQUENCE fails with 42P07 until it is dropped,
+// e.g. with seqctl; a dropped one is gone). No value is handed out twice
+// by that, except after an ALTER … RESTART that did not commit.
+//
 // # Caveats
 //
 //   - A Session is not safe for concurrent use; an Engine is.

@@ -51,6 +51,11 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 	if pl.Err != nil {
 		return ev, pl.Err // no statement of a string with a rejected one runs
 	}
+	if s.tx != nil {
+		if err := s.checkControl(pl); err != nil {
+			return ev, err
+		}
+	}
 	if n := pl.NumCalls(); n > len(s.scratch) {
 		ev.Values = make([]int64, 0, n)
 	} else {
@@ -80,6 +85,11 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 				ev.First = rows
 			}
 		case rewrite.SequenceDDL:
+			if i == 0 && s.tx == nil && s.inTx() {
+				if err := s.checkControl(pl); err != nil {
+					return ev, err
+				}
+			}
 			if err := s.ddl(ctx, st.DDL); err != nil {
 				return ev, err
 			}
@@ -104,9 +114,20 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			return 0, false, err
 		}
 	}
+	storeName := name
+	if s.tx != nil {
+		hs, sn, err := s.heldCall(call.Func, name)
+		if err != nil {
+			return 0, false, err
+		}
+		if hs != nil {
+			return s.localCall(call, args, name, hs)
+		}
+		storeName = sn
+	}
 	switch call.Func {
 	case rewrite.Nextval:
-		v, err = s.handle(name).Next(ctx)
+		v, err = s.handle(storeName).Next(ctx)
 		if err != nil {
 			return 0, false, s.eng.storeErr(err)
 		}
@@ -117,11 +138,16 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			return v, false, nil
 		}
 		// PostgreSQL looks the relation up first: a missing one is 42P01.
-		if _, err := s.eng.store.Describe(ctx, name); err != nil {
+		if _, err := s.eng.store.Describe(ctx, storeName); err != nil {
 			return 0, false, s.eng.storeErr(err)
 		}
 		return 0, false, sequence.CurrvalNotDefinedError(name)
 	case rewrite.Lastval:
+		if s.tx != nil && s.seq.lastUsed != "" {
+			if _, gone := s.tx.lookup(s.seq.lastUsed); gone {
+				return 0, false, sequence.LastvalNotDefinedError() // its sequence is dropped
+			}
+		}
 		if v, ok := s.seq.lastval(); ok {
 			return v, false, nil
 		}
@@ -135,12 +161,49 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		if err != nil || null {
 			return 0, null, err
 		}
-		err = s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
-			_, err := s.eng.store.SetVal(ctx, name, val, isCalled != 0)
+		err = s.eng.cache.Change(ctx, storeName, func(ctx context.Context) error {
+			_, err := s.eng.store.SetVal(ctx, storeName, val, isCalled != 0)
 			return err
 		})
 		if err != nil {
 			return 0, false, s.eng.storeErr(err)
+		}
+		if isCalled != 0 {
+			s.seq.set(name, val)
+		}
+		return val, false, nil
+	}
+	return 0, false, fmt.Errorf("seqshim: unknown sequence function %v", call.Func)
+}
+
+// localCall evaluates a call on a sequence the open transaction owns
+// (created, or altered so that its values change): nothing reaches the
+// store before COMMIT.
+func (s *Session[A]) localCall(call *rewrite.Call, args A, name string, hs *heldSeq) (int64, bool, error) {
+	switch call.Func {
+	case rewrite.Nextval:
+		v, err := localNext(name, hs)
+		if err != nil {
+			return 0, false, err
+		}
+		s.seq.nextval(name, v)
+		return v, false, nil
+	case rewrite.Currval:
+		if v, ok := s.seq.currval(name); ok {
+			return v, false, nil
+		}
+		return 0, false, sequence.CurrvalNotDefinedError(name)
+	case rewrite.Setval:
+		val, null, err := operand(args, call.Value)
+		if err != nil || null {
+			return 0, null, err
+		}
+		isCalled, null, err := operand(args, call.IsCalled)
+		if err != nil || null {
+			return 0, null, err
+		}
+		if err := localSetval(name, hs, val, isCalled != 0); err != nil {
+			return 0, false, err
 		}
 		if isCalled != 0 {
 			s.seq.set(name, val)

@@ -39,6 +39,10 @@ type Session[A Args] struct {
 	eng *Engine
 	db  Conn  // nil: the session's transaction is not tracked
 	seq state // currval and lastval
+	tx  *held // sequence DDL held for the open transaction; nil: none
+	// began: the front end began a transaction (Begin), for a session
+	// without db; cleared by Commit and Rollback.
+	began bool
 
 	plans      map[string]*Prepared // texts with sequence work seen here
 	lastHandle *seqcache.Handle     // cache handle of the last nextval
@@ -136,6 +140,11 @@ func (s *Session[A]) SQL(p *Prepared, values []int64) (sql string, bound bool) {
 func (s *Session[A]) AfterPassThrough(query string) {
 	if s.eng.Discards(query) {
 		s.seq.reset()
+	}
+	if s.tx != nil && s.db != nil && s.db.TxStatus() == 'I' {
+		// The transaction ended without a COMMIT seqshim saw (a
+		// procedure's own COMMIT, …): what it held did not commit.
+		s.revert(nil)
 	}
 }
 
