@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/seqcache"
@@ -104,6 +103,9 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			return 0, false, err
 		}
 	}
+	if call.Null {
+		return s.null(ctx, name)
+	}
 	switch call.Func {
 	case rewrite.Nextval:
 		v, err = s.handle(name).Next(ctx)
@@ -127,13 +129,19 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		}
 		return 0, false, sequence.LastvalNotDefinedError()
 	case rewrite.Setval:
-		val, null, err := operand(args, call.Value)
-		if err != nil || null {
-			return 0, null, err
+		val, null, err := operand(args, call.Value, false)
+		if err != nil {
+			return 0, false, err
 		}
-		isCalled, null, err := operand(args, call.IsCalled)
-		if err != nil || null {
-			return 0, null, err
+		if null {
+			return s.null(ctx, name)
+		}
+		isCalled, null, err := operand(args, call.IsCalled, true)
+		if err != nil {
+			return 0, false, err
+		}
+		if null {
+			return s.null(ctx, name)
 		}
 		err = s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
 			_, err := s.eng.store.SetVal(ctx, name, val, isCalled != 0)
@@ -148,6 +156,18 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		return val, false, nil
 	}
 	return 0, false, fmt.Errorf("seqshim: unknown sequence function %v", call.Func)
+}
+
+// null is the result of a call with a NULL argument: NULL, once the
+// sequence name (if any) is known to exist, as PostgreSQL resolves a
+// regclass argument before it calls the function.
+func (s *Session[A]) null(ctx context.Context, name string) (int64, bool, error) {
+	if name != "" {
+		if _, err := s.eng.store.Describe(ctx, name); err != nil {
+			return 0, false, storeErr(err)
+		}
+	}
+	return 0, true, nil
 }
 
 // handle returns the cache handle of sequence name, remembering the last
@@ -175,11 +195,11 @@ func storeErr(err error) error {
 func (s *Session[A]) local(ctx context.Context, st *rewrite.Statement, args A) (*Rows, error) {
 	n := int64(1)
 	if st.Series != nil {
-		start, null1, err := operand(args, st.Series.Start)
+		start, null1, err := operand(args, st.Series.Start, false)
 		if err != nil {
 			return nil, err
 		}
-		end, null2, err := operand(args, st.Series.End)
+		end, null2, err := operand(args, st.Series.End, false)
 		if err != nil {
 			return nil, err
 		}
@@ -239,8 +259,10 @@ func argText[A Args](args A, i int) (string, bool, error) {
 }
 
 // operand returns an integer operand: a constant or a bind argument
-// (booleans count as 1 and 0, for setval's is_called).
-func operand[A Args](args A, o rewrite.Operand) (int64, bool, error) {
+// (booleans count as 1 and 0, for setval's is_called). Text is read as
+// PostgreSQL reads a parameter of the operand's type: boolean when isBool
+// (setval's is_called), else bigint.
+func operand[A Args](args A, o rewrite.Operand, isBool bool) (int64, bool, error) {
 	if o.Arg < 0 {
 		return o.Value, false, nil
 	}
@@ -275,23 +297,21 @@ func operand[A Args](args A, o rewrite.Operand) (int64, bool, error) {
 			return int64(x), false, nil
 		}
 	case string:
-		return parseOperand(x, o.Arg)
+		return parseOperand(x, isBool)
 	case []byte:
-		return parseOperand(string(x), o.Arg)
+		return parseOperand(string(x), isBool)
 	}
 	return 0, false, fmt.Errorf("seqshim: argument $%d: want an integer, got %T", o.Arg+1, v)
 }
 
-func parseOperand(s string, arg int) (int64, bool, error) {
-	switch s {
-	case "t", "true", "TRUE", "True":
-		return 1, false, nil
-	case "f", "false", "FALSE", "False":
-		return 0, false, nil
+func parseOperand(s string, isBool bool) (int64, bool, error) {
+	if isBool {
+		b, err := rewrite.ParseBool(s)
+		if b {
+			return 1, false, err
+		}
+		return 0, false, err
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, false, fmt.Errorf("seqshim: argument $%d: want an integer, got %q", arg+1, s)
-	}
-	return n, false, nil
+	n, err := rewrite.ParseInt8(s)
+	return n, false, err
 }
