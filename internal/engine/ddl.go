@@ -30,6 +30,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				return storeErr(err)
 			}
 			s.eng.cache.Invalidate(name) // it may remember "does not exist"
+			s.eng.cache.Retire(name)     // not a sequence of that name dropped elsewhere
 		}
 	case rewrite.Alter:
 		for _, name := range d.Names {
@@ -62,7 +63,8 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				return storeErr(err)
 			}
 			s.eng.cache.Invalidate(d.RenameTo) // it may remember "does not exist"
-			s.seq.rename(name, d.RenameTo)
+			s.eng.cache.Renamed(name, d.RenameTo)
+			s.seq.rename(name, d.RenameTo, s.eng.cache.Incarnation(d.RenameTo))
 		}
 	case rewrite.Drop:
 		names := uniqueNames(d.Names) // DROP SEQUENCE c, public.C drops c once
@@ -84,6 +86,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			if err != nil {
 				return storeErr(dropError(err))
 			}
+			s.eng.cache.Retire(name)
 			s.seq.drop(name)
 		}
 	default:

@@ -108,14 +108,15 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 	}
 	switch call.Func {
 	case rewrite.Nextval:
-		v, err = s.handle(name).Next(ctx)
+		h := s.handle(name)
+		v, err = h.Next(ctx)
 		if err != nil {
 			return 0, false, storeErr(err)
 		}
-		s.seq.nextval(name, v)
+		s.seq.nextval(name, v, h.Incarnation())
 		return v, false, nil
 	case rewrite.Currval:
-		if v, ok := s.seq.currval(name); ok {
+		if v, ok := s.currval(name); ok {
 			return v, false, nil
 		}
 		// PostgreSQL looks the relation up first: a missing one is 42P01.
@@ -124,7 +125,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		}
 		return 0, false, sequence.CurrvalNotDefinedError(name)
 	case rewrite.Lastval:
-		if v, ok := s.seq.lastval(); ok {
+		if v, ok := s.lastval(); ok {
 			return v, false, nil
 		}
 		return 0, false, sequence.LastvalNotDefinedError()
@@ -151,7 +152,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			return 0, false, storeErr(err)
 		}
 		if isCalled != 0 {
-			s.seq.set(name, val)
+			s.seq.set(name, val, s.eng.cache.Incarnation(name))
 		}
 		return val, false, nil
 	}
