@@ -112,7 +112,11 @@ func (c *conn) Begin() (driver.Tx, error) {
 // PostgreSQL, so there is nothing to do at commit or rollback.
 func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	if c.beginner != nil {
-		return c.beginner.BeginTx(ctx, opts)
+		tx, err := c.beginner.BeginTx(ctx, opts)
+		if err == nil {
+			c.sess.Began(opts.ReadOnly)
+		}
+		return tx, err
 	}
 	if opts.Isolation != 0 || opts.ReadOnly {
 		return nil, errors.New("seqshim: inner driver does not support transaction options")

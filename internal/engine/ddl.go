@@ -14,6 +14,9 @@ import (
 // ddl applies a sequence DDL statement to the store and keeps this
 // process's cache and session in step with it.
 func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
+	if err := s.ddlWritable(ctx, d); err != nil {
+		return err
+	}
 	st := s.eng.store
 	switch d.Op {
 	case rewrite.Create:

@@ -55,13 +55,22 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 	} else {
 		ev.Values = s.scratch[:0]
 	}
+	s.planMode, s.dml = modeUnknown, ""
 	for i := range pl.Statements {
 		st := &pl.Statements[i]
 		switch st.Kind {
 		case rewrite.PassThrough:
 			ev.Send = true
+			if s.mode != nil && s.planMode != modeUnclear {
+				if m := modeEffect(st.Text); m != modeUnknown {
+					s.planMode, s.planChange = m, st.Text
+				}
+			}
 		case rewrite.Rewrite:
 			ev.Send = true
+			if s.mode != nil {
+				s.dml = dmlVerb(st.Text)
+			}
 			for j := range st.Calls {
 				v, _, err := s.call(ctx, &st.Calls[j], args)
 				if err != nil {
@@ -69,6 +78,7 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 				}
 				ev.Values = append(ev.Values, v)
 			}
+			s.dml = ""
 		case rewrite.Local:
 			rows, err := s.local(ctx, st, args)
 			if err != nil {
@@ -108,6 +118,9 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 	}
 	switch call.Func {
 	case rewrite.Nextval:
+		if err := s.writable(ctx, name, "nextval()"); err != nil {
+			return 0, false, err
+		}
 		h := s.handle(name)
 		v, err = h.Next(ctx)
 		if err != nil {
@@ -143,6 +156,9 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		}
 		if null {
 			return s.null(ctx, name)
+		}
+		if err := s.writable(ctx, name, "setval()"); err != nil {
+			return 0, false, err
 		}
 		err = s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
 			_, err := s.eng.store.SetVal(ctx, name, val, isCalled != 0)
