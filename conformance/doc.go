@@ -50,7 +50,8 @@
 //     "exec stmt=NAME" and "query stmt=NAME" then execute it, with no
 //     statement text; inside a transaction they run through Tx.StmtContext.
 //   - begin, commit, rollback: BeginTx, Commit, Rollback on the session;
-//     transcript "ok". Until commit or rollback, the session's steps run in
+//     transcript "ok". "begin readonly" passes sql.TxOptions{ReadOnly: true}
+//     (pgx sends BEGIN READ ONLY). Until commit or rollback, the session's steps run in
 //     the transaction.
 //
 // Options on the verb line:

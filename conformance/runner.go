@@ -98,7 +98,11 @@ func (s *session) do(ctx context.Context, st *Step) string {
 		if s.tx != nil {
 			return "ERROR: the session is already in a transaction"
 		}
-		tx, err := s.conn.BeginTx(ctx, nil)
+		var opts *sql.TxOptions
+		if st.ReadOnly {
+			opts = &sql.TxOptions{ReadOnly: true}
+		}
+		tx, err := s.conn.BeginTx(ctx, opts)
 		if err != nil {
 			return renderError(err)
 		}

@@ -52,7 +52,9 @@ type Step struct {
 	SQL     string // statement text; empty for begin/commit/rollback and stmt= steps
 	Stmt    string // name of the prepared statement (prepare, and exec/query with stmt=)
 	Mode    string // pgx query execution mode (mode=), "" for pgx's default
-	Args    []any  // bind arguments (args …)
+	// ReadOnly is begin's readonly flag: sql.TxOptions{ReadOnly: true}.
+	ReadOnly bool
+	Args     []any // bind arguments (args …)
 	// PerRow marks a statement PostgreSQL evaluates once per row. seqshim
 	// may reject it with 0A000 or give distinct values, never one value for
 	// many rows; PerRowCols names the columns that must be distinct (all
@@ -198,6 +200,8 @@ func parseVerbLine(line string) (Step, error) {
 				return Step{}, fmt.Errorf("unknown mode %q (want simple, exec, describe, cache_statement or cache_describe)", val)
 			}
 			st.Mode = val
+		case key == "readonly" && !hasVal && st.Verb == Begin:
+			st.ReadOnly = true
 		case key == "per-row":
 			st.PerRow = true
 			if hasVal {
@@ -215,7 +219,7 @@ func (st *Step) check() error {
 	switch st.Verb {
 	case Begin, Commit, Rollback:
 		if st.SQL != "" || st.Stmt != "" || st.Mode != "" || st.Args != nil || st.PerRow {
-			return fmt.Errorf("%s takes only session=", st.Verb)
+			return fmt.Errorf("%s takes only session= (and begin readonly)", st.Verb)
 		}
 	case Prepare:
 		if st.Stmt == "" || st.SQL == "" {

@@ -181,6 +181,7 @@ func TestParseErrors(t *testing.T) {
 		{"prepare without name", "prepare\nSELECT 1\n----\n", "prepare needs stmt="},
 		{"begin with sql", "begin\nSELECT 1\n----\n", "begin takes only session="},
 		{"mode on prepared", "query stmt=p mode=simple\n----\n", "mode= does not apply"},
+		{"readonly on query", "query readonly\nSELECT 1\n----\n", "unknown option"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := conformance.Parse("x.txt", []byte(tc.src))
@@ -311,4 +312,14 @@ nextval INT8
 	// 01_example: Two sessions see their own currval.
 	// line 3: exec on session a, args []: "CREATE SEQUENCE s"
 	// line 8: query on session b, args [s]: "SELECT nextval($1)"
+}
+
+func TestParseBeginReadOnly(t *testing.T) {
+	sc, err := conformance.Parse("x.txt", []byte("# t\nbegin readonly session=b\n----\nok\n\nbegin\n----\nok\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := sc.Steps[0]; !st.ReadOnly || st.Session != "b" || sc.Steps[1].ReadOnly {
+		t.Errorf("steps %+v", sc.Steps)
+	}
 }

@@ -126,7 +126,7 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if err != nil {
 		return nil, err
 	}
-	c.sess.Begin()
+	c.sess.Begin(opts.ReadOnly)
 	return &tx{c: c, inner: inner}, nil
 }
 

@@ -195,11 +195,7 @@ func analyze(l *lexer, sp span) Statement {
 		return st
 	case "select", "values", "with", "table", "insert", "replace", "call", "set", "do":
 	case "update", "delete", "merge":
-		st.Kind, st.Err = Reject, unsupported(
-			"%s in %s is evaluated once per row, but seqshim serves one value per call site: "+
-				"get the values first (one per row, e.g. SELECT nextval('s') FROM generate_series(1, n)) and pass them as parameters",
-			s.src(s.found[0].ts, s.found[0].te), strings.ToUpper(verb))
-		return st
+		// Once per row, unless in a scalar subquery: see perRow below.
 	default:
 		st.Kind, st.Err = Reject, unsupported(
 			"sequence calls are not supported in %s statements: %s is served by seqshim, not by the database; run the statement without it",
@@ -222,6 +218,9 @@ func analyze(l *lexer, sp span) Statement {
 		return st
 	}
 	for _, f := range s.found {
+		if s.initPlan(f.ts, f.te) {
+			continue // (SELECT nextval('s')): evaluated once per statement
+		}
 		if why := s.perRow(f.ts); why != "" {
 			st.Kind, st.Calls, st.Err = Reject, nil, unsupported(
 				"%s is evaluated once per row %s, but seqshim serves one value per call site: "+
@@ -378,9 +377,6 @@ func (s *stmt) funcCall(fn Func, i, j int) (found, bool) {
 		if a[1] == a[0] {
 			return found{}, false // f(a, ): a syntax error for the database to report
 		}
-		if a[1]-a[0] == 1 && s.is(a[0], "null") {
-			return found{}, false // strict: NULL without touching a sequence, as the database does
-		}
 	}
 	column := fn.String()
 	if strings.EqualFold(s.text(j), "getnextsequencevalue") {
@@ -391,18 +387,26 @@ func (s *stmt) funcCall(fn Func, i, j int) (found, bool) {
 	if fn == Lastval {
 		return f, true
 	}
-	call.Name, call.NameArg, f.err = s.nameOperand(args[0])
+	// Strict functions: a NULL argument gives NULL without touching the
+	// sequence.
+	if s.isNull(args[0]) {
+		call.Null = true
+	} else {
+		call.Name, call.NameArg, f.err = s.nameOperand(args[0])
+	}
 	if f.err != nil || fn != Setval {
 		return f, true
 	}
-	var ok bool
-	if call.Value, ok = s.intOperand(args[1]); !ok {
-		f.err = unsupported("the value of %s must be a constant or a bind parameter: compute it first and pass it as a parameter", s.src(i, end+1))
+	if s.isNull(args[1]) {
+		call.Null = true
+	} else if call.Value, f.err = s.valueOperand(args, i, end); f.err != nil {
 		return f, true
 	}
 	if len(args) == 3 {
-		if call.IsCalled, ok = s.boolOperand(args[2]); !ok {
-			f.err = unsupported("the is_called argument of %s must be a constant or a bind parameter", s.src(i, end+1))
+		if s.isNull(args[2]) {
+			call.Null = true
+		} else if call.IsCalled, f.err = s.isCalledOperand(args[2], i, end); f.err != nil {
+			return f, true
 		}
 	}
 	return f, true

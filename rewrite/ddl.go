@@ -190,7 +190,8 @@ func (s *stmt) options(d *DDL, i int) error {
 		}
 		return sign + s.text(j), j + 1, true
 	}
-	var typeName string
+	var asType sequence.Type
+	var asErr error
 	var syntax error
 	var conflict error
 	note := func(err error) {
@@ -209,14 +210,12 @@ func (s *stmt) options(d *DDL, i int) error {
 			}
 			parts := s.chain(j)
 			j = parts[len(parts)-1] + 1
-			typeName = s.aliasNamePG(parts[len(parts)-1])
-			if len(parts) > 1 && s.aliasNamePG(parts[0]) != "pg_catalog" {
-				typeName = s.plainName(parts)
-			}
+			suffix := ""
 			if s.isAny(j, "precision", "varying") {
-				typeName += " " + s.word(j)
+				suffix = s.word(j)
 				j++
 			}
+			asType, asErr = s.seqType(parts, suffix)
 			if s.punct(j, '(') && s.match != nil {
 				j = s.match[j] + 1
 			} else if s.punct(j, '(') {
@@ -310,11 +309,10 @@ func (s *stmt) options(d *DDL, i int) error {
 	// Values, in the order PostgreSQL's init_params converts them.
 	c := &d.Clauses
 	if seen["as"] {
-		t, err := sequence.ParseType(typeName)
-		if err != nil {
-			return err
+		if asErr != nil {
+			return asErr
 		}
-		c.Type = sequence.TypeOf(t)
+		c.Type = sequence.TypeOf(asType)
 	}
 	get := func(key string) (*int64, error) {
 		for _, o := range opts {

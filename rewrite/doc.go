@@ -41,7 +41,13 @@
 //     DELETE, INSERT … SELECT … FROM, a select list over FROM or next to a
 //     set-returning function, RETURNING of a multi-row INSERT) is rejected
 //     with SQLSTATE 0A000 rather than given one value for many rows. The
-//     check errs on the side of rejecting.
+//     check errs on the side of rejecting. A call that is the only item of
+//     a parenthesised SELECT without FROM, (SELECT nextval('s')), is an
+//     uncorrelated scalar subquery, evaluated once per statement (an
+//     InitPlan), and is served wherever it is.
+//   - A call that is a select item, alone or inside parentheses and casts,
+//     keeps the column name PostgreSQL gives it (nextval('s')::int is
+//     nextval).
 //   - Calls in definitions (CREATE TABLE … DEFAULT nextval('s'), ALTER
 //     TABLE … SET DEFAULT, views, BEGIN ATOMIC bodies) are rejected with
 //     0A000: the database would evaluate them from its own sequence, whose

@@ -80,6 +80,23 @@ func checkRewrite(t *testing.T, d Dialect, st *Statement) {
 		}
 		pos += len(rep)
 		prev = c.End
+		if c.alias != "" {
+			// The alias follows the item: the call and the casts and
+			// parentheses around it, left as they are.
+			if c.aliasAt > c.End {
+				seg := st.Text[c.End:c.aliasAt]
+				if !strings.HasPrefix(out[pos:], seg) {
+					t.Fatalf("bytes after call %d changed:\n in %q\nout %q", i, st.Text, out)
+				}
+				pos += len(seg)
+				prev = c.aliasAt
+			}
+			as := " AS " + c.alias
+			if a := strings.TrimSuffix(c.alias, " "); a == "" || strings.Contains(a, "--") || strings.Contains(a, "/*") || !strings.HasPrefix(out[pos:], as) {
+				t.Fatalf("call %d alias %q not well-formed or not in place:\n in %q\nout %q", i, c.alias, st.Text, out)
+			}
+			pos += len(as)
+		}
 	}
 	if out[pos:] != st.Text[prev:] {
 		t.Fatalf("bytes after the last call changed:\n in %q\nout %q", st.Text, out)
@@ -110,16 +127,9 @@ func checkRewrite(t *testing.T, d Dialect, st *Statement) {
 }
 
 // validReplacement reports whether r is what a call site may become:
-// (int) outside PostgreSQL, (N::int8), ((-N)::int8), ($N::int8), or (CASE WHEN p IS NULL [OR …] THEN NULL ELSE v END),
-// optionally followed by AS alias.
+// (int) outside PostgreSQL, (N::int8), ((-N)::int8), ($N::int8), or (CASE WHEN p IS NULL [OR …] THEN NULL ELSE v END);
+// for a call with a NULL argument, (NULL::int8), (NULL) or (CASE WHEN NULL THEN $N::int8 END).
 func validReplacement(d Dialect, r string) bool {
-	if i := strings.Index(r, ") AS "); i >= 0 {
-		alias := strings.TrimSuffix(r[i+5:], " ")
-		if alias == "" || strings.Contains(alias, "--") || strings.Contains(alias, "/*") {
-			return false
-		}
-		r = r[:i+1]
-	}
 	if len(r) < 3 || r[0] != '(' || r[len(r)-1] != ')' {
 		return false
 	}
@@ -128,6 +138,13 @@ func validReplacement(d Dialect, r string) bool {
 		if d != Postgres {
 			_, err := strconv.ParseInt(v, 10, 64)
 			return err == nil
+		}
+		switch {
+		case v == "NULL::int8" && d == Postgres, v == "NULL" && d != Postgres:
+			return true // a call with a NULL literal argument
+		case strings.HasPrefix(v, "CASE WHEN NULL THEN $") && strings.HasSuffix(v, "::int8 END"):
+			_, err := strconv.Atoi(v[len("CASE WHEN NULL THEN $") : len(v)-len("::int8 END")])
+			return err == nil && d == Postgres
 		}
 		n, ok := strings.CutSuffix(v, "::int8")
 		if !ok {

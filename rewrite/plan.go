@@ -127,13 +127,21 @@ type Call struct {
 	// Value and IsCalled are setval's second and third arguments; IsCalled
 	// is Const(1) when not written.
 	Value, IsCalled Operand
+	// Null is true when an argument is a NULL literal (NULL, NULL::regclass):
+	// these functions are strict, so the call returns NULL and changes
+	// nothing; a literal Name is still looked up, as PostgreSQL resolves it
+	// when it parses the statement.
+	Null bool
 
 	// Start and End are the byte offsets of the call site in Statement.Text:
 	// the bytes a rewrite replaces.
 	Start, End int
-	// alias is the column name a rewritten top-level select item keeps
-	// (PostgreSQL would otherwise name (42) "?column?").
-	alias string
+	// alias is the column name a rewritten select item keeps (PostgreSQL
+	// would otherwise name (42) "?column?" and (42)::int "int4"), written
+	// after the item, which ends at aliasAt (End, or the end of the casts
+	// and parentheses around the call).
+	alias   string
+	aliasAt int
 }
 
 // Series is generate_series(Start, End) of the Local idiom

@@ -39,6 +39,14 @@ func (s *Statement) AppendSQL(dst []byte, values []int64) []byte {
 		}
 		dst = s.appendCall(dst, c, s.firstParam+i, v)
 		prev = c.End
+		if c.alias != "" {
+			if c.aliasAt > c.End {
+				dst = append(dst, s.Text[c.End:c.aliasAt]...)
+				prev = c.aliasAt
+			}
+			dst = append(dst, " AS "...)
+			dst = append(dst, c.alias...)
+		}
 	}
 	return append(dst, s.Text[prev:]...)
 }
@@ -84,21 +92,27 @@ func (s *Statement) appendCall(dst []byte, c *Call, k int, v int64) []byte {
 	} else {
 		dst = append(dst, '(')
 	}
-	if s.bindValues() {
+	switch {
+	case c.Null && s.bindValues():
+		// NULL, with the value's parameter still typed by the text.
+		dst = append(dst, "CASE WHEN NULL THEN $"...)
+		dst = strconv.AppendInt(dst, int64(k), 10)
+		dst = append(dst, "::int8 END"...)
+	case c.Null && s.dialect == Postgres:
+		dst = append(dst, "NULL::int8"...)
+	case c.Null:
+		dst = append(dst, "NULL"...)
+	case s.bindValues():
 		dst = append(dst, '$')
 		dst = strconv.AppendInt(dst, int64(k), 10)
 		dst = append(dst, "::int8"...)
-	} else {
+	default:
 		dst = s.appendValue(dst, v)
 	}
 	if guarded {
 		dst = append(dst, " END)"...)
 	} else {
 		dst = append(dst, ')')
-	}
-	if c.alias != "" {
-		dst = append(dst, " AS "...)
-		dst = append(dst, c.alias...)
 	}
 	return dst
 }

@@ -139,7 +139,11 @@ func TestBadNames(t *testing.T) {
 		{"SELECT nextval('s'::oid)", sequence.CodeFeatureNotSupported},
 		{"SELECT setval('s', (SELECT max(id) FROM t))", sequence.CodeFeatureNotSupported},
 		{"SELECT setval('s', 5, maybe())", sequence.CodeFeatureNotSupported},
-		{"SELECT setval('s', 1.5)", sequence.CodeFeatureNotSupported},
+		{"SELECT setval('s', 1.5)", "42883"},
+		{"SELECT setval('s', 9223372036854775808, true)", "42883"},
+		{"SELECT setval('s', 'abc')", "22P02"},
+		{"SELECT setval('s', '9223372036854775808')", sequence.CodeNumericOutOfRange},
+		{"SELECT setval('s', 5, 'maybe')", "22P02"},
 	} {
 		t.Run(tc.sql, func(t *testing.T) {
 			p, err := NewPlanner(Postgres, 0).Plan(tc.sql)

@@ -316,25 +316,16 @@ func (s *stmt) aliasName(i int) string {
 	return txt // U&"…": left as written
 }
 
-// aliases gives a rewritten call that is a whole item of the top-level
-// select list the column name the database would have given the call, so
-// that replacing it by a value does not rename the column.
+// aliases gives a rewritten call that is a whole select item, or inside
+// one with only parentheses and casts around it, the column name the
+// database would have given the call, so that replacing it by a value does
+// not rename the column. In PostgreSQL this holds at every query level (a
+// scalar subquery's column names the outer column); in MySQL and SQLite only
+// for a bare call in the top-level select list.
 func (s *stmt) aliases(calls []Call) {
-	if !s.is(0, "select") {
-		return
-	}
 	for k, f := range s.found {
-		if s.group[f.ts] != 0 || !(s.isAny(f.ts-1, "select", "distinct", "all") || s.punct(f.ts-1, ',')) {
-			continue
-		}
-		if f.te < len(s.toks) && !s.punct(f.te, ',') && !s.isAny(f.te, clauseWords...) {
-			continue
-		}
-		inList := true
-		for i := 1; i < f.ts && inList; i = s.next(i) {
-			inList = !s.isAny(i, clauseWords...)
-		}
-		if !inList {
+		a, b := s.item(f.ts, f.te)
+		if s.l.d != Postgres && s.group[a] != 0 || s.hasAlias(b) || !s.selectItem(a, b) {
 			continue
 		}
 		var alias string
@@ -349,10 +340,11 @@ func (s *stmt) aliases(calls []Call) {
 		if alias == "" {
 			continue
 		}
-		if end := f.call.End + s.sp.start; end < len(s.l.s) && isIdentCont(s.l.s[end]) {
+		at := s.toks[b-1].end - s.sp.start
+		if end := at + s.sp.start; end < len(s.l.s) && isIdentCont(s.l.s[end]) {
 			alias += " " // keep it apart from a word that follows without space
 		}
-		calls[k].alias = alias
+		calls[k].alias, calls[k].aliasAt = alias, at
 	}
 }
 

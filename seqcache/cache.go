@@ -113,6 +113,8 @@ type Cache struct {
 	// under mu and never modified after, so lookups load it without a lock.
 	handles atomic.Pointer[map[string]*Handle]
 	closed  bool
+
+	renames sync.Map // incarnation{old name, its incarnation} → incarnation{new name, its}: see Cache.Renamed
 }
 
 // New returns a Cache drawing blocks from store. Call Close to stop its

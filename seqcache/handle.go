@@ -42,8 +42,9 @@ type Handle struct {
 	// lock; stored by newHandle, then only under mu.
 	active atomic.Pointer[block]
 
-	refilling atomic.Bool   // a refill goroutine is running: loaded by Next without a lock, stored only under mu
-	refilled  chan struct{} // protected by mu; closed when that goroutine exits
+	refilling   atomic.Bool   // a refill goroutine is running: loaded by Next without a lock, stored only under mu
+	incarnation atomic.Uint64 // which sequence the name names: see Cache.Retire
+	refilled    chan struct{} // protected by mu; closed when that goroutine exits
 
 	// mu protects all the fields below. (Cache.Handle may also set closed
 	// before it publishes the handle.)

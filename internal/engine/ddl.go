@@ -15,6 +15,9 @@ import (
 // process's cache and session in step with it; inside a transaction block,
 // the session holds it instead (txddl.go).
 func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
+	if err := s.ddlWritable(ctx, d); err != nil {
+		return err // PostgreSQL refuses it in a read-only transaction first
+	}
 	if s.tx != nil || s.inTx() {
 		return s.holdDDL(ctx, d) // applied when the transaction commits
 	}
@@ -34,6 +37,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				return s.eng.storeErr(err)
 			}
 			s.eng.cache.Invalidate(name) // it may remember "does not exist"
+			s.eng.cache.Retire(name)     // not a sequence of that name dropped elsewhere
 		}
 	case rewrite.Alter:
 		for _, name := range d.Names {
@@ -66,7 +70,8 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				return s.eng.storeErr(err)
 			}
 			s.eng.cache.Invalidate(d.RenameTo) // it may remember "does not exist"
-			s.seq.rename(name, d.RenameTo)
+			s.eng.cache.Renamed(name, d.RenameTo)
+			s.seq.rename(name, d.RenameTo, s.eng.cache.Incarnation(d.RenameTo))
 		}
 	case rewrite.Drop:
 		names := uniqueNames(d.Names) // DROP SEQUENCE c, public.C drops c once
@@ -88,6 +93,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			if err != nil {
 				return s.eng.storeErr(dropError(err))
 			}
+			s.eng.cache.Retire(name)
 			s.seq.drop(name)
 		}
 	default:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/seqcache"
@@ -61,13 +60,22 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 	} else {
 		ev.Values = s.scratch[:0]
 	}
+	s.planMode, s.dml = modeUnknown, ""
 	for i := range pl.Statements {
 		st := &pl.Statements[i]
 		switch st.Kind {
 		case rewrite.PassThrough:
 			ev.Send = true
+			if s.mode != nil && s.planMode != modeUnclear {
+				if m := modeEffect(st.Text); m != modeUnknown {
+					s.planMode, s.planChange = m, st.Text
+				}
+			}
 		case rewrite.Rewrite:
 			ev.Send = true
+			if s.mode != nil {
+				s.dml = dmlVerb(st.Text)
+			}
 			for j := range st.Calls {
 				v, _, err := s.call(ctx, &st.Calls[j], args)
 				if err != nil {
@@ -75,6 +83,7 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 				}
 				ev.Values = append(ev.Values, v)
 			}
+			s.dml = ""
 		case rewrite.Local:
 			rows, err := s.local(ctx, st, args)
 			if err != nil {
@@ -115,26 +124,39 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		}
 	}
 	storeName := name
+	var hs *heldSeq // a sequence this transaction created or altered
 	if s.tx != nil {
-		hs, sn, err := s.heldCall(call.Func, name)
-		if err != nil {
+		if hs, storeName, err = s.heldCall(call.Func, name); err != nil {
 			return 0, false, err
 		}
+	}
+	if call.Null {
 		if hs != nil {
-			return s.localCall(call, args, name, hs)
+			return 0, true, nil // it exists, in this transaction
 		}
-		storeName = sn
+		return s.null(ctx, storeName)
+	}
+	if hs != nil {
+		return s.localCall(ctx, call, args, name, hs)
 	}
 	switch call.Func {
 	case rewrite.Nextval:
-		v, err = s.handle(storeName).Next(ctx)
+		if err := s.writable(ctx, name, "nextval()"); err != nil {
+			return 0, false, err
+		}
+		h := s.handle(storeName)
+		v, err = h.Next(ctx)
 		if err != nil {
 			return 0, false, s.eng.storeErr(err)
 		}
-		s.seq.nextval(name, v)
+		inc := h.Incarnation()
+		if storeName != name { // renamed in this transaction: keyed by its new name
+			inc = s.eng.cache.Incarnation(name)
+		}
+		s.seq.nextval(name, v, inc)
 		return v, false, nil
 	case rewrite.Currval:
-		if v, ok := s.seq.currval(name); ok {
+		if v, ok := s.currval(name); ok {
 			return v, false, nil
 		}
 		// PostgreSQL looks the relation up first: a missing one is 42P01.
@@ -148,18 +170,27 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 				return 0, false, sequence.LastvalNotDefinedError() // its sequence is dropped
 			}
 		}
-		if v, ok := s.seq.lastval(); ok {
+		if v, ok := s.lastval(); ok {
 			return v, false, nil
 		}
 		return 0, false, sequence.LastvalNotDefinedError()
 	case rewrite.Setval:
-		val, null, err := operand(args, call.Value)
-		if err != nil || null {
-			return 0, null, err
+		val, null, err := operand(args, call.Value, false)
+		if err != nil {
+			return 0, false, err
 		}
-		isCalled, null, err := operand(args, call.IsCalled)
-		if err != nil || null {
-			return 0, null, err
+		if null {
+			return s.null(ctx, storeName)
+		}
+		isCalled, null, err := operand(args, call.IsCalled, true)
+		if err != nil {
+			return 0, false, err
+		}
+		if null {
+			return s.null(ctx, storeName)
+		}
+		if err := s.writable(ctx, name, "setval()"); err != nil {
+			return 0, false, err
 		}
 		err = s.eng.cache.Change(ctx, storeName, func(ctx context.Context) error {
 			_, err := s.eng.store.SetVal(ctx, storeName, val, isCalled != 0)
@@ -169,7 +200,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			return 0, false, s.eng.storeErr(err)
 		}
 		if isCalled != 0 {
-			s.seq.set(name, val)
+			s.seq.set(name, val, s.eng.cache.Incarnation(name))
 		}
 		return val, false, nil
 	}
@@ -179,38 +210,56 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 // localCall evaluates a call on a sequence the open transaction owns
 // (created, or altered so that its values change): nothing reaches the
 // store before COMMIT.
-func (s *Session[A]) localCall(call *rewrite.Call, args A, name string, hs *heldSeq) (int64, bool, error) {
+func (s *Session[A]) localCall(ctx context.Context, call *rewrite.Call, args A, name string, hs *heldSeq) (int64, bool, error) {
 	switch call.Func {
 	case rewrite.Nextval:
+		if err := s.writable(ctx, name, "nextval()"); err != nil {
+			return 0, false, err
+		}
 		v, err := localNext(name, hs)
 		if err != nil {
 			return 0, false, err
 		}
-		s.seq.nextval(name, v)
+		s.seq.nextval(name, v, s.eng.cache.Incarnation(name))
 		return v, false, nil
 	case rewrite.Currval:
-		if v, ok := s.seq.currval(name); ok {
-			return v, false, nil
+		if e, ok := s.seq.currval(name); ok {
+			return e.v, false, nil
 		}
 		return 0, false, sequence.CurrvalNotDefinedError(name)
 	case rewrite.Setval:
-		val, null, err := operand(args, call.Value)
+		val, null, err := operand(args, call.Value, false)
+		if err != nil || null {
+			return 0, null, err // NULL: the sequence exists, in this transaction
+		}
+		isCalled, null, err := operand(args, call.IsCalled, true)
 		if err != nil || null {
 			return 0, null, err
 		}
-		isCalled, null, err := operand(args, call.IsCalled)
-		if err != nil || null {
-			return 0, null, err
+		if err := s.writable(ctx, name, "setval()"); err != nil {
+			return 0, false, err
 		}
 		if err := localSetval(name, hs, val, isCalled != 0); err != nil {
 			return 0, false, err
 		}
 		if isCalled != 0 {
-			s.seq.set(name, val)
+			s.seq.set(name, val, s.eng.cache.Incarnation(name))
 		}
 		return val, false, nil
 	}
 	return 0, false, fmt.Errorf("seqshim: unknown sequence function %v", call.Func)
+}
+
+// null is the result of a call with a NULL argument: NULL, once the
+// sequence name (if any) is known to exist, as PostgreSQL resolves a
+// regclass argument before it calls the function.
+func (s *Session[A]) null(ctx context.Context, name string) (int64, bool, error) {
+	if name != "" {
+		if _, err := s.eng.store.Describe(ctx, name); err != nil {
+			return 0, false, s.eng.storeErr(err)
+		}
+	}
+	return 0, true, nil
 }
 
 // handle returns the cache handle of sequence name, remembering the last
@@ -239,11 +288,11 @@ func (e *Engine) storeErr(err error) error {
 func (s *Session[A]) local(ctx context.Context, st *rewrite.Statement, args A) (*Rows, error) {
 	n := int64(1)
 	if st.Series != nil {
-		start, null1, err := operand(args, st.Series.Start)
+		start, null1, err := operand(args, st.Series.Start, false)
 		if err != nil {
 			return nil, err
 		}
-		end, null2, err := operand(args, st.Series.End)
+		end, null2, err := operand(args, st.Series.End, false)
 		if err != nil {
 			return nil, err
 		}
@@ -303,8 +352,10 @@ func argText[A Args](args A, i int) (string, bool, error) {
 }
 
 // operand returns an integer operand: a constant or a bind argument
-// (booleans count as 1 and 0, for setval's is_called).
-func operand[A Args](args A, o rewrite.Operand) (int64, bool, error) {
+// (booleans count as 1 and 0, for setval's is_called). Text is read as
+// PostgreSQL reads a parameter of the operand's type: boolean when isBool
+// (setval's is_called), else bigint.
+func operand[A Args](args A, o rewrite.Operand, isBool bool) (int64, bool, error) {
 	if o.Arg < 0 {
 		return o.Value, false, nil
 	}
@@ -339,23 +390,21 @@ func operand[A Args](args A, o rewrite.Operand) (int64, bool, error) {
 			return int64(x), false, nil
 		}
 	case string:
-		return parseOperand(x, o.Arg)
+		return parseOperand(x, isBool)
 	case []byte:
-		return parseOperand(string(x), o.Arg)
+		return parseOperand(string(x), isBool)
 	}
 	return 0, false, fmt.Errorf("seqshim: argument $%d: want an integer, got %T", o.Arg+1, v)
 }
 
-func parseOperand(s string, arg int) (int64, bool, error) {
-	switch s {
-	case "t", "true", "TRUE", "True":
-		return 1, false, nil
-	case "f", "false", "FALSE", "False":
-		return 0, false, nil
+func parseOperand(s string, isBool bool) (int64, bool, error) {
+	if isBool {
+		b, err := rewrite.ParseBool(s)
+		if b {
+			return 1, false, err
+		}
+		return 0, false, err
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, false, fmt.Errorf("seqshim: argument $%d: want an integer, got %q", arg+1, s)
-	}
-	return n, false, nil
+	n, err := rewrite.ParseInt8(s)
+	return n, false, err
 }

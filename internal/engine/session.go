@@ -48,6 +48,13 @@ type Session[A Args] struct {
 	lastHandle *seqcache.Handle     // cache handle of the last nextval
 	scratch    [4]int64             // call values of one statement
 	sqlBuf     []byte               // rendering buffer, reused
+
+	// Read-only transactions: see readonly.go.
+	mode       ModeConn // db's, nil when it cannot tell
+	txMode     txMode   // mode of the transaction block, if known
+	planMode   txMode   // while evaluating: set by an earlier statement of the string
+	planChange string   // that statement
+	dml        string   // while evaluating a Rewrite statement: its INSERT, UPDATE, … or ""
 }
 
 // NewSession returns a session of e on a database session. db may be nil
@@ -55,7 +62,9 @@ type Session[A Args] struct {
 // (an inner driver other than pgx): then [Session.TxFailed] never reports a
 // failed transaction and [Session.Fail] aborts nothing.
 func NewSession[A Args](e *Engine, db Conn) *Session[A] {
-	return &Session[A]{eng: e, db: db}
+	s := &Session[A]{eng: e, db: db}
+	s.mode, _ = db.(ModeConn)
+	return s
 }
 
 // Engine returns the session's engine.
@@ -145,6 +154,9 @@ func (s *Session[A]) AfterPassThrough(query string) {
 		// The transaction ended without a COMMIT seqshim saw (a
 		// procedure's own COMMIT, …): what it held did not commit.
 		s.revert(nil)
+	}
+	if s.txMode != modeUnknown && modeEffect(query) != modeUnknown {
+		s.txMode = modeUnknown
 	}
 }
 

@@ -45,11 +45,11 @@ func TestStateModel(t *testing.T) {
 			v := int64(step)
 			switch op := r.IntN(10); {
 			case op < 5:
-				s.nextval(name, v)
+				s.nextval(name, v, 0)
 				m.nextval(name, v)
 				ops = append(ops, "nextval "+name)
 			case op < 7:
-				s.set(name, v)
+				s.set(name, v, 0)
 				m.set(name, v)
 				ops = append(ops, "setval "+name)
 			case op < 8:
@@ -57,7 +57,7 @@ func TestStateModel(t *testing.T) {
 				if _, ok := m.last[to]; ok || to == m.lastUsed || to == name {
 					continue // PostgreSQL refuses a rename onto an existing name
 				}
-				s.rename(name, to)
+				s.rename(name, to, 0)
 				m.rename(name, to)
 				ops = append(ops, "rename "+name+" "+to)
 			case op < 9:
@@ -70,13 +70,15 @@ func TestStateModel(t *testing.T) {
 				ops = append(ops, "discard")
 			}
 			for _, n := range names {
-				got, gotOK := s.currval(n)
+				e, gotOK := s.currval(n)
+				got := e.v
 				want, wantOK := m.last[n]
 				if gotOK != wantOK || gotOK && got != want {
 					t.Fatalf("seed %d after %v: currval(%s) = %d, %v; want %d, %v", seed, ops, n, got, gotOK, want, wantOK)
 				}
 			}
-			got, gotOK := s.lastval()
+			_, e, gotOK := s.lastval()
+			got := e.v
 			want, wantOK := m.last[m.lastUsed]
 			wantOK = wantOK && m.lastUsed != ""
 			if gotOK != wantOK || gotOK && got != want {

@@ -52,7 +52,7 @@ type held struct {
 // shadow is the currval a DROP in the transaction hid: PostgreSQL keys
 // currval by OID, so a rolled-back DROP gives it back.
 type shadow struct {
-	val  int64
+	val  entry
 	last bool // the sequence of lastval
 }
 
@@ -101,9 +101,14 @@ func (s *Session[A]) inTx() bool {
 	return s.began
 }
 
-// Begin tells a session without a [Conn] that the front end began a
-// transaction; with one, the database's status is the ground truth.
-func (s *Session[A]) Begin() { s.began = true }
+// Begin tells the session that the front end began a transaction block,
+// read-only or in the session's default mode. Without a [Conn] it is how the
+// session knows it is in a transaction; with one, the database's status is
+// the ground truth.
+func (s *Session[A]) Begin(readOnly bool) {
+	s.began = true
+	s.beganMode(readOnly)
+}
 
 // Holding reports whether the session holds sequence DDL for its open
 // transaction: then every statement sent as it is goes through
@@ -182,7 +187,7 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 			h.hidden[name] = true
 			h.seqs[d.RenameTo] = hs
 			delete(h.hidden, d.RenameTo)
-			s.seq.rename(name, d.RenameTo)
+			s.seq.rename(name, d.RenameTo, s.eng.cache.Incarnation(d.RenameTo))
 		}
 	case rewrite.Drop:
 		names := uniqueNames(d.Names)
@@ -392,10 +397,10 @@ func (s *Session[A]) revert(to *held) {
 		switch {
 		case ok:
 			if back != name {
-				s.seq.rename(name, back)
+				s.seq.rename(name, back, s.eng.cache.Incarnation(back))
 			}
 		case hs.origin != "" && name != hs.origin:
-			s.seq.rename(name, hs.origin)
+			s.seq.rename(name, hs.origin, s.eng.cache.Incarnation(hs.origin))
 		}
 	}
 	for name, sh := range s.tx.shadow {
@@ -406,7 +411,7 @@ func (s *Session[A]) revert(to *held) {
 		}
 		s.seq.put(name, sh.val)
 		if sh.last && s.seq.lastUsed == "" {
-			s.seq.nextval(name, sh.val)
+			s.seq.nextval(name, sh.val.v, sh.val.inc)
 		}
 	}
 	if to == nil || to.empty() && len(to.marks) == 0 {
@@ -457,12 +462,38 @@ func (s *Session[A]) Commit(ctx context.Context, commit, rollback func(context.C
 			return err
 		}
 		// The COMMIT may have happened: the store keeps the DDL.
+		s.committed(h)
 		s.tx = nil
 		return err
 	}
 	testHook(HookCommitted)
+	s.committed(h)
 	s.tx = nil
 	return nil
+}
+
+// committed tells the process's other sessions about the DDL that reached
+// the store (seqcache's incarnations, see incarnation.go) and keeps this
+// session's currval of the sequences it created or renamed, which the
+// transaction recorded under their names' old incarnations.
+func (s *Session[A]) committed(h *held) {
+	cache := s.eng.cache
+	dropped := map[string]bool{}
+	for _, o := range uniqueNames(h.drops) {
+		dropped[o] = true
+		cache.Retire(o)
+	}
+	for _, r := range h.renames {
+		if !dropped[r.origin] {
+			cache.Renamed(r.from, r.to)
+		}
+	}
+	for name, hs := range h.seqs {
+		if hs.origin == "" {
+			cache.Retire(name) // a new sequence: not one of that name dropped elsewhere
+		}
+		s.seq.restamp(name, cache.Incarnation(name))
+	}
 }
 
 // definite reports whether err, a failed COMMIT, says for sure that the

@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/seqshim/seqshim/rewrite"
+	"github.com/seqshim/seqshim/sequence"
+)
+
+// PostgreSQL refuses nextval, setval and sequence DDL in a read-only
+// transaction (BEGIN READ ONLY, SET TRANSACTION READ ONLY,
+// default_transaction_read_only, a hot standby) with 25006; currval and
+// lastval are allowed. The session knows the mode without a round trip
+// outside a transaction block: PostgreSQL 14 and later report
+// default_transaction_read_only and in_hot_standby as parameter statuses.
+// Inside one, the mode is known from the front end's BeginTx
+// ([Session.Began]) or asked once (SHOW transaction_read_only) at the first
+// statement that needs it, and asked again after a statement that may have
+// changed it.
+
+// ModeConn is the optional capability of a [Conn] that lets a session
+// follow the transaction's read-only mode; [PgConn] has it. Without it,
+// seqshim does not refuse anything in read-only transactions.
+type ModeConn interface {
+	// ParameterStatus returns a parameter the server reports
+	// (pgconn.PgConn.ParameterStatus), "" if it does not.
+	ParameterStatus(key string) string
+	// Show returns the value of a setting of the session (SHOW name).
+	Show(ctx context.Context, name string) (string, error)
+}
+
+func (c pgConn) ParameterStatus(key string) string { return c.pc.ParameterStatus(key) }
+
+func (c pgConn) Show(ctx context.Context, name string) (string, error) {
+	res, err := c.pc.Exec(ctx, "SHOW "+name).ReadAll()
+	if err != nil {
+		return "", err
+	}
+	if len(res) != 1 || len(res[0].Rows) != 1 || len(res[0].Rows[0]) != 1 {
+		return "", errors.New("seqshim: SHOW " + name + ": unexpected result")
+	}
+	return string(res[0].Rows[0][0]), nil
+}
+
+// txMode is what a session knows of its transaction block's mode.
+type txMode uint8
+
+const (
+	modeUnknown txMode = iota // ask the database
+	modeWrite
+	modeReadOnly
+	modeDefault // in a string: as a new transaction starts, by default
+	modeUnclear // in a string: a statement before may have changed it
+)
+
+// codeReadOnly is PostgreSQL's read_only_sql_transaction.
+const codeReadOnly = "25006"
+
+func readOnlyError(what string) error {
+	return &sequence.Error{Code: codeReadOnly, Kind: sequence.ErrInvalid,
+		Message: "cannot execute " + what + " in a read-only transaction"}
+}
+
+// beganMode records the mode of a transaction block the front end began.
+func (s *Session[A]) beganMode(readOnly bool) {
+	switch {
+	case s.mode == nil:
+	case readOnly || s.defaultReadOnly():
+		s.txMode = modeReadOnly
+	default:
+		s.txMode = modeWrite
+	}
+}
+
+// defaultReadOnly reports whether a new transaction is read-only, from the
+// parameters the server reports.
+func (s *Session[A]) defaultReadOnly() bool {
+	return s.mode.ParameterStatus("default_transaction_read_only") == "on" || s.mode.ParameterStatus("in_hot_standby") == "on"
+}
+
+// readOnly reports whether the statement being evaluated runs in a
+// read-only transaction.
+func (s *Session[A]) readOnly(ctx context.Context) (bool, error) {
+	if s.mode == nil {
+		return false, nil
+	}
+	switch s.planMode {
+	case modeDefault:
+		return s.defaultReadOnly(), nil
+	case modeUnclear:
+		return false, &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: rewrite.ErrUnsupported,
+			Message: "seqshim: cannot tell whether the transaction is read-only after " + s.planChange +
+				" in the same string: send that statement separately"}
+	}
+	if s.db.TxStatus() != 'T' {
+		s.txMode = modeUnknown
+		return s.defaultReadOnly(), nil
+	}
+	if s.txMode == modeUnknown {
+		v, err := s.mode.Show(ctx, "transaction_read_only")
+		if err != nil {
+			return false, err
+		}
+		s.txMode = modeWrite
+		if v == "on" {
+			s.txMode = modeReadOnly
+		}
+	}
+	return s.txMode == modeReadOnly, nil
+}
+
+// writable returns PostgreSQL's error for nextval or setval (what) of
+// sequence name in a read-only transaction: 42P01 first if it does not
+// exist, as PostgreSQL opens the sequence before it checks.
+func (s *Session[A]) writable(ctx context.Context, name, what string) error {
+	ro, err := s.readOnly(ctx)
+	if err != nil || !ro {
+		return err
+	}
+	if name != "" {
+		if _, err := s.eng.store.Describe(ctx, name); err != nil {
+			return s.eng.storeErr(err)
+		}
+	}
+	if s.dml != "" {
+		what = s.dml // PostgreSQL refuses the statement before it runs
+	}
+	return readOnlyError(what)
+}
+
+// ddlWritable returns PostgreSQL's error for sequence DDL in a read-only
+// transaction, which comes before any other.
+func (s *Session[A]) ddlWritable(ctx context.Context, d *rewrite.DDL) error {
+	ro, err := s.readOnly(ctx)
+	if err != nil || !ro {
+		return err
+	}
+	return readOnlyError(d.Op.String())
+}
+
+// modeEffect is what a statement sent to the database does to the
+// transaction's read-only mode, from its text: modeDefault when it ends the
+// transaction block or begins one in the default mode, modeUnclear when it
+// may set the mode, modeUnknown when it does not touch it.
+func modeEffect(text string) txMode {
+	lower := strings.ToLower(text)
+	fields := strings.FieldsFunc(lower, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ';' || r == '('
+	})
+	if len(fields) == 0 {
+		return modeUnknown
+	}
+	switch fields[0] {
+	case "begin", "start":
+		if strings.Contains(lower, "read") {
+			return modeUnclear
+		}
+		return modeDefault
+	case "commit", "end", "abort", "rollback":
+		if strings.Contains(lower, "chain") || strings.Contains(lower, "savepoint") || len(fields) > 1 && fields[1] == "to" ||
+			len(fields) > 2 && fields[2] == "to" {
+			return modeUnclear
+		}
+		return modeDefault
+	case "prepare":
+		if len(fields) > 1 && fields[1] == "transaction" {
+			return modeDefault
+		}
+	case "set", "reset":
+		if strings.Contains(lower, "only") || strings.Contains(lower, "transaction") || strings.Contains(lower, "all") {
+			return modeUnclear
+		}
+	}
+	if strings.Contains(lower, "set_config") {
+		return modeUnclear
+	}
+	return modeUnknown
+}
+
+// dmlVerb returns the command of an INSERT, UPDATE, DELETE or MERGE
+// statement, which PostgreSQL refuses in a read-only transaction before it
+// evaluates anything, or "".
+func dmlVerb(text string) string {
+	t := strings.TrimLeft(text, " \t\r\n(")
+	end := strings.IndexFunc(t, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
+	if end < 0 {
+		end = len(t)
+	}
+	switch w := strings.ToUpper(t[:end]); w {
+	case "INSERT", "UPDATE", "DELETE", "MERGE":
+		return w
+	}
+	return ""
+}

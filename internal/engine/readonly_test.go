@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// modeConn is a database session whose transaction mode the test sets.
+type modeConn struct {
+	status byte
+	params map[string]string
+	txRO   string // SHOW transaction_read_only
+	shows  int
+}
+
+func (c *modeConn) TxStatus() byte                               { return c.status }
+func (c *modeConn) Exec(context.Context, string) error           { c.status = 'E'; return errors.New("raised") }
+func (c *modeConn) ParameterStatus(key string) string            { return c.params[key] }
+func (c *modeConn) Show(context.Context, string) (string, error) { c.shows++; return c.txRO, nil }
+
+func code(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func TestReadOnly(t *testing.T) {
+	db := &modeConn{status: 'I', params: map[string]string{"default_transaction_read_only": "off", "in_hot_standby": "off"}, txRO: "off"}
+	s := newSession(t, db)
+	if _, _, err := run(t, s, "SELECT nextval('s')"); err != nil || db.shows != 0 {
+		t.Fatalf("outside a transaction: %v, %d SHOWs", err, db.shows)
+	}
+	db.params["in_hot_standby"] = "on"
+	for _, q := range []string{"SELECT nextval('s')", "SELECT setval('s', 5)", "INSERT INTO t VALUES (nextval('s'))", "CREATE SEQUENCE u", "DROP SEQUENCE s"} {
+		if _, _, err := run(t, s, q); code(err) != codeReadOnly {
+			t.Errorf("on a hot standby, %s: %v, want 25006", q, err)
+		}
+	}
+	if _, _, err := run(t, s, "SELECT nextval('missing')"); code(err) != "42P01" {
+		t.Errorf("a missing sequence on a hot standby: %v, want 42P01", err)
+	}
+	if ev, _, err := run(t, s, "SELECT currval('s'), lastval(), setval('s', NULL)"); err != nil || rowsOf(ev.First) != "[1,1,<nil>]" {
+		t.Errorf("currval, lastval and a NULL setval on a hot standby: %v, %v", ev.First, err)
+	}
+	db.params["in_hot_standby"] = "off"
+
+	// In a transaction block: one SHOW, until a statement may change it.
+	db.status = 'T'
+	for range 3 {
+		if _, _, err := run(t, s, "SELECT nextval('s')"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if db.shows != 1 {
+		t.Errorf("%d SHOWs for three statements in one transaction, want 1", db.shows)
+	}
+	db.txRO = "on"
+	s.AfterPassThrough("SET TRANSACTION READ ONLY")
+	if _, _, err := run(t, s, "SELECT nextval('s')"); code(err) != codeReadOnly || db.shows != 2 {
+		t.Errorf("after SET TRANSACTION READ ONLY: %v, %d SHOWs", err, db.shows)
+	}
+	db.status, db.txRO = 'I', "off"
+
+	// BeginTx tells the mode: no SHOW.
+	db.status = 'T'
+	s.Begin(true)
+	if _, _, err := run(t, s, "SELECT setval('s', 9)"); code(err) != codeReadOnly || db.shows != 2 {
+		t.Errorf("after Began(true): %v, %d SHOWs", err, db.shows)
+	}
+	db.status = 'I'
+
+	// A mode change earlier in the same string cannot be known.
+	if _, _, err := run(t, s, "BEGIN READ ONLY; SELECT nextval('s')"); code(err) != "0A000" {
+		t.Errorf("BEGIN READ ONLY; nextval: %v, want 0A000", err)
+	}
+	if _, _, err := run(t, s, "BEGIN; INSERT INTO t VALUES (nextval('s')); COMMIT"); err != nil {
+		t.Errorf("BEGIN; INSERT …; COMMIT: %v", err)
+	}
+}
+
+func TestModeEffect(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want txMode
+	}{
+		{"SELECT 1", modeUnknown},
+		{"UPDATE t SET end_date = now()", modeUnknown},
+		{"SET search_path = x", modeUnknown},
+		{"BEGIN", modeDefault},
+		{"start transaction isolation level serializable", modeDefault},
+		{"BEGIN READ ONLY", modeUnclear},
+		{"BEGIN READ WRITE", modeUnclear},
+		{"COMMIT", modeDefault},
+		{"ROLLBACK", modeDefault},
+		{"ROLLBACK TO a", modeUnclear},
+		{"ROLLBACK TRANSACTION TO SAVEPOINT a", modeUnclear},
+		{"COMMIT AND CHAIN", modeUnclear},
+		{"SET TRANSACTION READ ONLY", modeUnclear},
+		{"set local transaction_read_only = on", modeUnclear},
+		{"RESET ALL", modeUnclear},
+		{"SELECT set_config('transaction_read_only', 'on', true)", modeUnclear},
+		{"PREPARE TRANSACTION 'x'", modeDefault},
+	} {
+		if got := modeEffect(tc.sql); got != tc.want {
+			t.Errorf("modeEffect(%q) = %d, want %d", tc.sql, got, tc.want)
+		}
+	}
+}
