@@ -108,7 +108,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 	case rewrite.Nextval:
 		v, err = s.handle(name).Next(ctx)
 		if err != nil {
-			return 0, false, s.eng.storeErr(err)
+			return 0, false, s.eng.storeErr(s.notSequence(ctx, name, err))
 		}
 		s.seq.nextval(name, v)
 		return v, false, nil
@@ -118,7 +118,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		}
 		// PostgreSQL looks the relation up first: a missing one is 42P01.
 		if _, err := s.eng.store.Describe(ctx, name); err != nil {
-			return 0, false, s.eng.storeErr(err)
+			return 0, false, s.eng.storeErr(s.notSequence(ctx, name, err))
 		}
 		return 0, false, sequence.CurrvalNotDefinedError(name)
 	case rewrite.Lastval:
@@ -140,7 +140,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			return err
 		})
 		if err != nil {
-			return 0, false, s.eng.storeErr(err)
+			return 0, false, s.eng.storeErr(s.notSequence(ctx, name, err))
 		}
 		if isCalled != 0 {
 			s.seq.set(name, val)

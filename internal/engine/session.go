@@ -44,6 +44,8 @@ type Session[A Args] struct {
 	lastHandle *seqcache.Handle     // cache handle of the last nextval
 	scratch    [4]int64             // call values of one statement
 	sqlBuf     []byte               // rendering buffer, reused
+
+	orphansPending bool // an owner may have been dropped in a transaction block: see dropOrphans
 }
 
 // NewSession returns a session of e on a database session. db may be nil
