@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/sequence"
 )
 
@@ -318,4 +319,56 @@ WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_attribute WHERE attrelid = x.r AND a
 		s.seq.drop(name)
 	}
 	return nil
+}
+
+// catalogDDL does what a CatalogDDL statement asks of store sequences
+// before the database runs it. served is true when the engine did the whole
+// statement, which then is not sent: ALTER TABLE s RENAME TO on a store
+// sequence. A statement about names that are not store sequences goes to
+// the database, which answers as it would without seqshim.
+func (s *Session[A]) catalogDDL(ctx context.Context, c *rewrite.Catalog) (served bool, err error) {
+	switch c.Op {
+	case rewrite.DropsOwners:
+		return false, nil // once the database ran it: AfterStatements
+	case rewrite.AlterTable:
+		name := c.Names[0]
+		if ok, err := s.storeOnly(ctx, name); err != nil || !ok {
+			return false, err
+		}
+		if c.Action == "RENAME TO" {
+			return true, s.ddl(ctx, &rewrite.DDL{Op: rewrite.Rename, Names: c.Names, RenameTo: c.RenameTo})
+		}
+		return false, unsupportedf(`seqshim: ALTER TABLE … %s is not supported for "%s", a sequence of seqshim's sequence store: `+
+			`store sequences have no owner or schema in the database; leave the statement out`, c.Action, sequence.RelName(name))
+	case rewrite.OnSequence:
+		for _, name := range c.Names {
+			if ok, err := s.storeOnly(ctx, name); err != nil {
+				return false, err
+			} else if ok {
+				return false, unsupportedf(`seqshim: %s on "%s" is not supported: it is a sequence of seqshim's sequence store, `+
+					`which has no comments or privileges (who may use it is who may use the store): leave the statement out`, c.Action, sequence.RelName(name))
+			}
+		}
+		return false, nil
+	}
+	return false, fmt.Errorf("seqshim: unknown catalog operation %v", c.Op)
+}
+
+// storeOnly reports whether name is a store sequence and no relation of the
+// database.
+func (s *Session[A]) storeOnly(ctx context.Context, name string) (bool, error) {
+	if kind, err := s.relkind(ctx, name); err != nil || kind != 0 {
+		return false, err
+	}
+	if _, err := s.eng.store.Describe(ctx, name); err != nil {
+		if errors.Is(err, sequence.ErrNotFound) {
+			return false, nil
+		}
+		return false, s.eng.storeErr(err)
+	}
+	return true, nil
+}
+
+func unsupportedf(format string, args ...any) error {
+	return &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: sequence.ErrInvalid, Message: fmt.Sprintf(format, args...)}
 }

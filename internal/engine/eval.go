@@ -51,6 +51,7 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 	if pl.Err != nil {
 		return ev, pl.Err // no statement of a string with a rejected one runs
 	}
+	s.served = 0
 	if n := pl.NumCalls(); n > len(s.scratch) {
 		ev.Values = make([]int64, 0, n)
 	} else {
@@ -84,6 +85,16 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 				return ev, err
 			}
 			ev.Send = ev.Send || s.eng.ddlToDB
+		case rewrite.CatalogDDL:
+			served, err := s.catalogDDL(ctx, st.Catalog)
+			if err != nil {
+				return ev, err
+			}
+			if served && i < 64 {
+				s.served |= 1 << i
+			} else {
+				ev.Send = true
+			}
 		default: // Reject is the plan's Err, handled above
 			return ev, fmt.Errorf("seqshim: unknown statement kind %v", st.Kind)
 		}
