@@ -109,7 +109,6 @@ type backend struct {
 	db   *sql.DB
 }
 
-//
 // Both share one database: seqshim's sequence is created first, since
 // CREATE SEQUENCE through seqshim refuses a name the database uses (42P07).
 func backends(t *testing.T, seq, options string) []backend {
