@@ -58,7 +58,7 @@ func (c *conn) execPlan(ctx context.Context, p *engine.Prepared, args []driver.N
 	}
 	res, err := c.innerExec(ctx, sql, dbArgs)
 	if err == nil {
-		c.sess.AfterStatements(p)
+		err = engineErr(c.sess.AfterStatements(ctx, p))
 	}
 	// The inner driver is done with the arguments when Exec returns: keep
 	// the slice for the next statement, without the caller's values.
@@ -94,12 +94,17 @@ func (c *conn) queryPlan(ctx context.Context, p *engine.Prepared, args []driver.
 		if _, err := c.innerExec(ctx, sql, dbArgs); err != nil {
 			return nil, err
 		}
-		c.sess.AfterStatements(p)
+		if err := c.sess.AfterStatements(ctx, p); err != nil {
+			return nil, engineErr(err)
+		}
 		return (*localRows)(ev.First), nil
 	}
 	rows, err := c.innerQuery(ctx, sql, dbArgs)
 	if err == nil {
-		c.sess.AfterStatements(p)
+		if err := c.sess.AfterStatements(ctx, p); err != nil {
+			rows.Close()
+			return nil, engineErr(err)
+		}
 	}
 	return rows, err
 }

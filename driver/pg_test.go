@@ -109,12 +109,14 @@ type backend struct {
 	db   *sql.DB
 }
 
+// Both share one database: seqshim's sequence is created first, since
+// CREATE SEQUENCE through seqshim refuses a name the database uses (42P07).
 func backends(t *testing.T, seq, options string) []backend {
+	shim := seqshimDB(t, memstore.New())
+	mustExec(t, shim, "CREATE SEQUENCE "+seq+" "+options)
 	native := nativeDB(t)
 	mustExec(t, native, "CREATE SEQUENCE "+seq+" "+options)
 	t.Cleanup(func() { native.Exec("DROP SEQUENCE IF EXISTS " + seq) })
-	shim := seqshimDB(t, memstore.New())
-	mustExec(t, shim, "CREATE SEQUENCE "+seq+" "+options)
 	return []backend{{"native", native}, {"seqshim", shim}}
 }
 

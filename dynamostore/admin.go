@@ -78,6 +78,10 @@ func (s *Store) Alter(ctx context.Context, name string, c sequence.Clauses) (seq
 			":cycle": boolean(spec.Cycle),
 		}
 		update := "SET #type = :type, #inc = :inc, #min = :min, #max = :max, #start = :start, #cache = :cache, #cycle = :cycle"
+		if spec.OwnedBy != "" {
+			update += ", #owner = :owner"
+			values[":owner"] = str(spec.OwnedBy)
+		}
 		cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v"
 		if c.Restart || c.RestartAt != nil {
 			update += ", #last = :nl, #called = :nc"
@@ -86,6 +90,9 @@ func (s *Store) Alter(ctx context.Context, name string, c sequence.Clauses) (seq
 			cond += " AND #last BETWEEN :min AND :max"
 		}
 		update += " ADD #ver :one"
+		if spec.OwnedBy == "" {
+			update += " REMOVE #owner"
+		}
 		out, err := s.updateItem(ctx, s.key(name), update, cond, values, types.ReturnValueAllNew)
 		s.forget(name)
 		return s.written("alter", name, out, err)

@@ -31,6 +31,7 @@ const (
 	attrNres    = "nres"    // N: values in those blocks
 	attrLastRes = "lastres" // N: Unix milliseconds of the last Reserve; absent if never
 	attrMoved   = "moved"   // S: present while a Rename moves the item to this canonical name
+	attrOwner   = "owner"   // S: OWNED BY (sequence.Spec.OwnedBy); absent for none
 )
 
 // record is a decoded item.
@@ -75,6 +76,9 @@ func putSpec(m map[string]types.AttributeValue, spec sequence.Spec) {
 	m[attrStart] = num(spec.Start)
 	m[attrCache] = num(spec.Cache)
 	m[attrCycle] = boolean(spec.Cycle)
+	if spec.OwnedBy != "" {
+		m[attrOwner] = str(spec.OwnedBy)
+	}
 }
 
 func putPos(m map[string]types.AttributeValue, pos sequence.Position) {
@@ -102,6 +106,9 @@ func decode(name string, item map[string]types.AttributeValue) (record, error) {
 		Start:     d.int(attrStart),
 		Cache:     d.int(attrCache),
 		Cycle:     d.bool(attrCycle),
+	}
+	if _, ok := item[attrOwner]; ok {
+		r.info.Spec.OwnedBy = d.str(attrOwner)
 	}
 	r.info.Position = sequence.Position{Last: d.int(attrLast), Called: d.bool(attrCalled)}
 	r.info.Version = d.int(attrVer)

@@ -178,6 +178,11 @@ func analyze(l *lexer, sp span) Statement {
 	s.structure()
 	s.findCalls()
 	if len(s.found) == 0 {
+		if l.d == Postgres {
+			if c := s.catalog(); c != nil {
+				st.Kind, st.Catalog = CatalogDDL, c
+			}
+		}
 		return st
 	}
 	verb, vi := s.verb()

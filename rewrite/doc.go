@@ -23,6 +23,9 @@
 //   - [SequenceDDL]: CREATE, ALTER or DROP SEQUENCE, parsed into a [DDL]
 //     whose [sequence.Clauses] give the spec.
 //   - [Reject]: Statement.Err says why.
+//   - [CatalogDDL]: ALTER TABLE, COMMENT, GRANT, REVOKE or DROP that may be
+//     about store sequences ([Catalog] says how): decided when it runs,
+//     sent as written unless the front end served it.
 //
 // Recognised calls: nextval(x), currval(x), lastval(), setval(x, v
 // [, is_called]) in any case and optionally pg_catalog-qualified;
@@ -53,7 +56,8 @@
 //     0A000: the database would evaluate them from its own sequence, whose
 //     values collide with the store's. Function bodies in dollar quotes are
 //     literals, and pass through unread.
-//   - A string without a trigger word costs one allocation-free scan and
+//   - A string without a trigger word (nor a statement starting with
+//     ALTER, DROP, COMMENT, GRANT or REVOKE) costs one allocation-free scan and
 //     never enters the cache; other strings are planned once, then a cache
 //     lookup. Plans are immutable and shared.
 //

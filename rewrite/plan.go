@@ -55,6 +55,10 @@ const (
 	SequenceDDL
 	// Reject: the statement must not run; Statement.Err says why.
 	Reject
+	// CatalogDDL: a statement about relations that may be about store
+	// sequences (Statement.Catalog says how): the front end decides when
+	// it runs, and sends the text as it is unless it served it.
+	CatalogDDL
 )
 
 // String returns the kind's name.
@@ -70,6 +74,8 @@ func (k Kind) String() string {
 		return "SequenceDDL"
 	case Reject:
 		return "Reject"
+	case CatalogDDL:
+		return "CatalogDDL"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -226,6 +232,8 @@ type Statement struct {
 	Series *Series
 	// DDL is set for SequenceDDL.
 	DDL *DDL
+	// Catalog is set for CatalogDDL.
+	Catalog *Catalog
 	// Err is set for Reject: a *sequence.Error with PostgreSQL's SQLSTATE
 	// and message. 0A000 wrapping ErrUnsupported is a call seqshim cannot
 	// serve where it is written; 42601 is a syntax error in sequence DDL;

@@ -153,7 +153,7 @@ func (s *Statement) appendParam(dst []byte, n int) []byte {
 // whether the call values in it are bound as parameters. It is the one
 // renderer of a plan: the driver sends what it returns.
 //
-// The text is that of the PassThrough and Rewrite statements, and of the
+// The text is that of the PassThrough, Rewrite and CatalogDDL statements, and of the
 // SequenceDDL statements when ddl is true (the driver's seqshim.ddl=both:
 // applied to the store, then sent to the database too), in order and
 // separated by ';'. Each Rewrite statement is rendered by
@@ -166,12 +166,20 @@ func (s *Statement) appendParam(dst []byte, n int) []byte {
 // text then depends on the plan and ddl only, values is read for nothing and
 // may be nil, and a caller may keep the text for the next execution.
 func (p *Plan) AppendSQL(dst []byte, values []int64, ddl bool) (_ []byte, bound bool) {
+	return p.AppendSQLServed(dst, values, ddl, 0)
+}
+
+// AppendSQLServed is [Plan.AppendSQL] without the CatalogDDL statements
+// that the front end served itself: statement i (i < 64) is left out when
+// bit i of served is set.
+func (p *Plan) AppendSQLServed(dst []byte, values []int64, ddl bool, served uint64) (_ []byte, bound bool) {
 	n, v := 0, 0
 	for i := range p.Statements {
 		s := &p.Statements[i]
 		switch {
 		case s.Kind == PassThrough, s.Kind == Rewrite:
 		case s.Kind == SequenceDDL && ddl:
+		case s.Kind == CatalogDDL && (i >= 64 || served&(1<<i) == 0):
 		default:
 			continue
 		}

@@ -15,10 +15,16 @@ const shortScan = 48
 
 // mayTrigger reports whether s contains a trigger word, in any case and
 // anywhere (literals and comments included): next, currval, lastval, setval
-// or sequence. Only strings with one can hold a sequence call or sequence
+// or sequence; or starts a statement with ALTER, DROP, COMMENT, GRANT or
+// REVOKE ([catalogWord]). Only strings with one can hold a sequence call or sequence
 // DDL. It is the hot path of every statement: it looks for the pivot
 // letters x, q and v and checks the words around them, without allocating.
 func mayTrigger(s string) bool {
+	return pivotScan(s) || catalogWord(s)
+}
+
+// pivotScan finds the trigger words of sequence calls and sequence DDL.
+func pivotScan(s string) bool {
 	if len(s) < shortScan {
 		for i := 2; i < len(s); i++ {
 			if pivot[s[i]] && triggerAt(s, i) {

@@ -65,6 +65,10 @@ type Spec struct {
 	Start     int64 // START WITH; RESTART without a value goes back here
 	Cache     int64 // CACHE, kept as a hint; at least 1
 	Cycle     bool
+	// OwnedBy is the column that owns the sequence (OWNED BY), as a
+	// reference the front end encodes and reads back, opaque to the model
+	// and the stores; "" for none. Dropping the column drops the sequence.
+	OwnedBy string
 }
 
 // DefaultSpec is CREATE SEQUENCE with no options: bigint, 1, 2, 3, ...
@@ -134,6 +138,7 @@ type Clauses struct {
 	RestartAt  *int64 // RESTART WITH n (implies Restart)
 	Cache      *int64
 	Cycle      *bool
+	OwnedBy    *string // OWNED BY: the new Spec.OwnedBy, "" for OWNED BY NONE
 }
 
 // Int64 returns a pointer to v, for filling in Clauses.
@@ -255,6 +260,12 @@ func (c Clauses) apply(s Spec, pos Position, isInit bool) (Spec, Position, error
 		s.Cache = *c.Cache
 	} else if isInit {
 		s.Cache = 1
+	}
+
+	if c.OwnedBy != nil {
+		s.OwnedBy = *c.OwnedBy
+	} else if isInit {
+		s.OwnedBy = ""
 	}
 	return s, pos, nil
 }

@@ -114,10 +114,11 @@ func (s *Store) Table() string { return s.table }
 // queries are the statements of one dialect and table, built once.
 type queries struct {
 	create, sel, selLock, list, insert, update, rename, drop string
+	addOwner                                                 string // migration of a table made before owned_by
 }
 
 const columns = `name, seq_type, increment_by, min_value, max_value, start_value, cache_size, is_cycle,
-	last_value, is_called, version, reservations, values_reserved, last_reserved`
+	last_value, is_called, version, reservations, values_reserved, last_reserved, owned_by`
 
 func makeQueries(d Dialect, table string) queries {
 	// Every column is a 64-bit integer but the name and type, so one DDL
@@ -137,14 +138,16 @@ func makeQueries(d Dialect, table string) queries {
 	version BIGINT NOT NULL,
 	reservations BIGINT NOT NULL,
 	values_reserved BIGINT NOT NULL,
-	last_reserved BIGINT NOT NULL
+	last_reserved BIGINT NOT NULL,
+	owned_by TEXT NOT NULL DEFAULT ''
 )`,
-		sel:    `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
-		list:   `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
-		insert: `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		addOwner: `ALTER TABLE ` + table + ` ADD COLUMN owned_by TEXT NOT NULL DEFAULT ''`,
+		sel:      `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
+		list:     `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
+		insert:   `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
 		update: `UPDATE ` + table + ` SET seq_type = ?, increment_by = ?, min_value = ?, max_value = ?, start_value = ?,
 	cache_size = ?, is_cycle = ?, last_value = ?, is_called = ?, version = ?, reservations = ?, values_reserved = ?,
-	last_reserved = ? WHERE name = ?`,
+	last_reserved = ?, owned_by = ? WHERE name = ?`,
 		rename: `UPDATE ` + table + ` SET name = ? WHERE name = ?`,
 		drop:   `DELETE FROM ` + table + ` WHERE name = ?`,
 	}
@@ -191,6 +194,15 @@ func (s *Store) init(ctx context.Context) error {
 			return fmt.Errorf("create table %s: %w", s.table, err)
 		}
 	}
+	// A table created before OWNED BY was kept gets its column; two
+	// sessions adding it at once: one fails although the column now exists.
+	if _, err := s.db.ExecContext(ctx, `SELECT owned_by FROM `+s.table+` WHERE 1 = 0`); err != nil {
+		if _, err := s.db.ExecContext(ctx, s.q.addOwner); err != nil {
+			if _, err2 := s.db.ExecContext(ctx, `SELECT owned_by FROM `+s.table+` WHERE 1 = 0`); err2 != nil {
+				return fmt.Errorf("add column owned_by to %s: %w", s.table, err)
+			}
+		}
+	}
 	s.ready = true
 	return nil
 }
@@ -205,7 +217,7 @@ func scanInfo(sc scanner) (sequence.Info, error) {
 	)
 	err := sc.Scan(&info.Name, &typ, &info.Spec.Increment, &info.Spec.Min, &info.Spec.Max, &info.Spec.Start,
 		&info.Spec.Cache, &cycle, &info.Position.Last, &called, &info.Version, &info.Reservations,
-		&info.ValuesReserved, &lastNanos)
+		&info.ValuesReserved, &lastNanos, &info.Spec.OwnedBy)
 	if err != nil {
 		return info, err
 	}
@@ -241,7 +253,7 @@ func (s *Store) update(ctx context.Context, tx *sql.Tx, info *sequence.Info) err
 	sp := &info.Spec
 	_, err := tx.ExecContext(ctx, s.q.update, sp.Type.String(), sp.Increment, sp.Min, sp.Max, sp.Start,
 		sp.Cache, b2i(sp.Cycle), info.Position.Last, b2i(info.Position.Called), info.Version,
-		info.Reservations, info.ValuesReserved, nanos(info.LastReserved), info.Name)
+		info.Reservations, info.ValuesReserved, nanos(info.LastReserved), sp.OwnedBy, info.Name)
 	return err
 }
 
@@ -344,7 +356,7 @@ func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos
 	}
 	return s.wrap("create", name, s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q.insert, name, spec.Type.String(), spec.Increment, spec.Min, spec.Max,
-			spec.Start, spec.Cache, b2i(spec.Cycle), pos.Last, b2i(pos.Called), 1, 0, 0, 0)
+			spec.Start, spec.Cache, b2i(spec.Cycle), pos.Last, b2i(pos.Called), 1, 0, 0, 0, spec.OwnedBy)
 		if err != nil {
 			return err
 		}

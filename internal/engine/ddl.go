@@ -29,7 +29,16 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			return err
 		}
 		for _, name := range d.Names {
-			err := st.Create(ctx, name, spec, pos)
+			free, err := s.checkFree(ctx, name, d.IfNotExists)
+			if err != nil || !free {
+				return err
+			}
+			if d.OwnedBy != "" {
+				if spec.OwnedBy, err = s.ownedBy(ctx, name, d.OwnedBy); err != nil {
+					return err
+				}
+			}
+			err = st.Create(ctx, name, spec, pos)
 			if d.IfNotExists && errors.Is(err, sequence.ErrExists) {
 				continue // PostgreSQL: a notice, the sequence stays as it is
 			}
@@ -41,8 +50,23 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 		}
 	case rewrite.Alter:
 		for _, name := range d.Names {
+			clauses := d.Clauses
+			if d.OwnedBy != "" {
+				// PostgreSQL finds the sequence before it reads OWNED BY.
+				if _, err := st.Describe(ctx, name); err != nil {
+					if d.IfExists && errors.Is(err, sequence.ErrNotFound) && s.notSequence(ctx, name, err) == err {
+						continue
+					}
+					return s.eng.storeErr(s.notSequence(ctx, name, err))
+				}
+				ref, err := s.ownedBy(ctx, name, d.OwnedBy)
+				if err != nil {
+					return err
+				}
+				clauses.OwnedBy = &ref
+			}
 			alter := func(ctx context.Context) error {
-				_, err := st.Alter(ctx, name, d.Clauses)
+				_, err := st.Alter(ctx, name, clauses)
 				return err
 			}
 			var err error
@@ -51,6 +75,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			} else {
 				err = alter(ctx) // START, CACHE, OWNED BY: cached values stay valid
 			}
+			err = s.notSequence(ctx, name, err) // IF EXISTS does not cover a table
 			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
@@ -60,9 +85,23 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 		}
 	case rewrite.Rename:
 		for _, name := range d.Names {
+			if kind, err := s.relkind(ctx, d.RenameTo); err != nil {
+				return err
+			} else if kind != 0 {
+				// The new name is a relation's: 42P07, once the sequence is found.
+				if _, err := st.Describe(ctx, name); err != nil {
+					err = s.notSequence(ctx, name, err)
+					if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
+						continue
+					}
+					return s.eng.storeErr(err)
+				}
+				return sequence.ExistsError(d.RenameTo)
+			}
 			err := s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
 				return st.Rename(ctx, name, d.RenameTo)
 			})
+			err = s.notSequence(ctx, name, err)
 			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
@@ -75,10 +114,14 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 		}
 	case rewrite.Drop:
 		names := uniqueNames(d.Names) // DROP SEQUENCE c, public.C drops c once
-		if !d.IfExists && len(names) > 1 {
+		if len(names) > 1 {
 			// PostgreSQL drops all or none: check every name first.
 			for _, name := range names {
 				if _, err := st.Describe(ctx, name); err != nil {
+					err = s.notSequence(ctx, name, err)
+					if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
+						continue
+					}
 					return s.eng.storeErr(dropError(err))
 				}
 			}
@@ -87,6 +130,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			err := s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
 				return st.Drop(ctx, name)
 			})
+			err = s.notSequence(ctx, name, err)
 			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}

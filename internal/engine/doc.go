@@ -25,7 +25,7 @@
 //	// !ev.Send: the result is ev.First (rows) or ev.RowsAffected
 //	sql, bound := s.SQL(p, ev.Values) // bound: append ev.Values as parameters NumParams+1, …
 //	// send sql to the database; on success:
-//	s.AfterStatements(p)
+//	err = s.AfterStatements(ctx, p) // OWNED BY: store sequences of dropped columns go too
 //
 // # Guarantees
 //

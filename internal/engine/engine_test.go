@@ -46,8 +46,7 @@ func run(t testing.TB, s *Session[AnyArgs], query string, args ...any) (Evaluati
 		return ev, "", err
 	}
 	sql, _ := s.SQL(p, ev.Values)
-	s.AfterStatements(p)
-	return ev, sql, nil
+	return ev, sql, s.AfterStatements(ctx, p)
 }
 
 // rowsOf reads rows as text, NULL as <nil>.
@@ -194,7 +193,9 @@ func TestHotPathAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.SQL(p, ev.Values)
-		s.AfterStatements(p)
+		if err := s.AfterStatements(ctx, p); err != nil {
+			t.Fatal(err)
+		}
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per statement, want 0", allocs)

@@ -55,6 +55,7 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 			return ev, err
 		}
 	}
+	s.served = 0
 	if n := pl.NumCalls(); n > len(s.scratch) {
 		ev.Values = make([]int64, 0, n)
 	} else {
@@ -103,6 +104,16 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 				return ev, err
 			}
 			ev.Send = ev.Send || s.eng.ddlToDB
+		case rewrite.CatalogDDL:
+			served, err := s.catalogDDL(ctx, st.Catalog)
+			if err != nil {
+				return ev, err
+			}
+			if served && i < 64 {
+				s.served |= 1 << i
+			} else {
+				ev.Send = true
+			}
 		default: // Reject is the plan's Err, handled above
 			return ev, fmt.Errorf("seqshim: unknown statement kind %v", st.Kind)
 		}
@@ -147,7 +158,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		h := s.handle(storeName)
 		v, err = h.Next(ctx)
 		if err != nil {
-			return 0, false, s.eng.storeErr(err)
+			return 0, false, s.eng.storeErr(s.notSequence(ctx, name, err))
 		}
 		inc := h.Incarnation()
 		if storeName != name { // renamed in this transaction: keyed by its new name
@@ -161,7 +172,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		}
 		// PostgreSQL looks the relation up first: a missing one is 42P01.
 		if _, err := s.eng.store.Describe(ctx, storeName); err != nil {
-			return 0, false, s.eng.storeErr(err)
+			return 0, false, s.eng.storeErr(s.notSequence(ctx, name, err))
 		}
 		return 0, false, sequence.CurrvalNotDefinedError(name)
 	case rewrite.Lastval:
@@ -197,7 +208,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			return err
 		})
 		if err != nil {
-			return 0, false, s.eng.storeErr(err)
+			return 0, false, s.eng.storeErr(s.notSequence(ctx, name, err))
 		}
 		if isCalled != 0 {
 			s.seq.set(name, val, s.eng.cache.Incarnation(name))

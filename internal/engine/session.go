@@ -55,6 +55,10 @@ type Session[A Args] struct {
 	planMode   txMode   // while evaluating: set by an earlier statement of the string
 	planChange string   // that statement
 	dml        string   // while evaluating a Rewrite statement: its INSERT, UPDATE, … or ""
+
+	// The database's catalog: see catalog.go.
+	orphansPending bool   // an owner may have been dropped in a transaction block: see dropOrphans
+	served         uint64 // CatalogDDL statements the last Evaluate served: not sent
 }
 
 // NewSession returns a session of e on a database session. db may be nil
@@ -109,6 +113,11 @@ func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) 
 		p = &Prepared{plan: pl}
 		s.plans[query] = p
 	}
+	if s.orphansPending && s.db != nil && s.db.TxStatus() == 'I' {
+		if err := s.dropOrphans(ctx); err != nil {
+			return nil, s.Fail(ctx, err)
+		}
+	}
 	if p.plan.PassThrough() {
 		return nil, nil // never more than pass-through statements: see rewrite.Plan
 	}
@@ -129,15 +138,15 @@ const maxSQLBuf = 4 << 10
 // parameter NumParams+1+i after the caller's arguments, and the text is
 // kept with p, as it depends on the plan only. Otherwise they are inlined.
 func (s *Session[A]) SQL(p *Prepared, values []int64) (sql string, bound bool) {
-	if p.bound != "" {
+	if p.bound != "" && s.served == 0 {
 		return p.bound, true
 	}
-	buf, bound := p.plan.AppendSQL(s.sqlBuf[:0], values, s.eng.ddlToDB)
+	buf, bound := p.plan.AppendSQLServed(s.sqlBuf[:0], values, s.eng.ddlToDB, s.served)
 	sql = string(buf)
 	if cap(buf) <= maxSQLBuf {
 		s.sqlBuf = buf[:0]
 	}
-	if bound {
+	if bound && s.served == 0 {
 		p.bound = sql
 	}
 	return sql, bound
@@ -161,13 +170,24 @@ func (s *Session[A]) AfterPassThrough(query string) {
 }
 
 // AfterStatements updates the session after the database ran the
-// statements of p that [Session.SQL] rendered.
-func (s *Session[A]) AfterStatements(p *Prepared) {
+// statements of p that [Session.SQL] rendered. When one of them may have
+// dropped a column owning store sequences (OWNED BY), it drops those
+// sequences, as PostgreSQL drops them with the column; an error is the
+// store's, and the statements themselves have run.
+func (s *Session[A]) AfterStatements(ctx context.Context, p *Prepared) error {
+	drops := false
 	for i := range p.plan.Statements {
-		if st := &p.plan.Statements[i]; st.Kind == rewrite.PassThrough {
+		switch st := &p.plan.Statements[i]; st.Kind {
+		case rewrite.PassThrough:
 			s.AfterPassThrough(st.Text)
+		case rewrite.CatalogDDL:
+			drops = drops || st.Catalog.Op == rewrite.DropsOwners
 		}
 	}
+	if drops {
+		return s.dropOrphans(ctx)
+	}
+	return nil
 }
 
 // Discard clears currval and lastval, as DISCARD SEQUENCES does: for a

@@ -33,6 +33,7 @@ func Run(t *testing.T, open func(t *testing.T) sequence.Store) {
 		{"SetVal", testSetVal},
 		{"Alter", testAlter},
 		{"Rename", testRename},
+		{"OwnedBy", testOwnedBy},
 		{"Drop", testDrop},
 		{"Release", testRelease},
 		{"Counters", testCounters},
@@ -546,6 +547,54 @@ func testRename(t *testing.T, st sequence.Store, n namer) {
 	reserveModel(t, st, m, 1)
 }
 
+// testOwnedBy checks that OWNED BY is kept: set by Create and Alter, kept by
+// an Alter without it, by SetVal and by Rename, cleared by OWNED BY NONE.
+func testOwnedBy(t *testing.T, st sequence.Store, n namer) {
+	ctx := t.Context()
+	a, b := n.name("a"), n.name("b")
+	owner := func(name, want string) {
+		t.Helper()
+		info, err := st.Describe(ctx, name)
+		if err != nil {
+			t.Fatalf("Describe(%s): %v", name, err)
+		}
+		if info.Spec.OwnedBy != want {
+			t.Errorf("%s: OwnedBy %q, want %q", name, info.Spec.OwnedBy, want)
+		}
+	}
+	create(t, st, a, sequence.Clauses{OwnedBy: ptr("db/1/16384/1")})
+	owner(a, "db/1/16384/1")
+	if _, err := st.Alter(ctx, a, sequence.Clauses{Increment: sequence.Int64(3)}); err != nil {
+		t.Fatalf("Alter: %v", err)
+	}
+	owner(a, "db/1/16384/1")
+	if _, err := st.SetVal(ctx, a, 7, true); err != nil {
+		t.Fatalf("SetVal: %v", err)
+	}
+	owner(a, "db/1/16384/1")
+	if _, err := st.Alter(ctx, a, sequence.Clauses{OwnedBy: ptr("db/1/16390/2")}); err != nil {
+		t.Fatalf("Alter OWNED BY: %v", err)
+	}
+	owner(a, "db/1/16390/2")
+	if err := st.Rename(ctx, a, b); err != nil {
+		t.Fatalf("Rename: %v", err)
+	}
+	owner(b, "db/1/16390/2")
+	if _, err := st.Alter(ctx, b, sequence.Clauses{OwnedBy: ptr("")}); err != nil {
+		t.Fatalf("Alter OWNED BY NONE: %v", err)
+	}
+	owner(b, "")
+	list, err := st.List(ctx)
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	for _, info := range list {
+		if info.Name == b && info.Spec.OwnedBy != "" {
+			t.Errorf("List: %s OwnedBy %q after OWNED BY NONE", b, info.Spec.OwnedBy)
+		}
+	}
+}
+
 func testDrop(t *testing.T, st sequence.Store, n namer) {
 	ctx := t.Context()
 	name := n.name("s")
@@ -917,3 +966,5 @@ func testConcurrentCaches(t *testing.T, st sequence.Store, n namer) {
 		}
 	}
 }
+
+func ptr(s string) *string { return &s }

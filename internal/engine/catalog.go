@@ -1,0 +1,375 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/seqshim/seqshim/rewrite"
+	"github.com/seqshim/seqshim/sequence"
+)
+
+// In PostgreSQL a sequence is a relation: it shares one namespace with
+// tables, views and indexes, and OWNED BY ties it to a column. A store
+// sequence is not in the database's catalog, so seqshim looks there itself,
+// with the session's own name resolution (to_regclass), where PostgreSQL
+// would: before CREATE SEQUENCE, when the store says a sequence does not
+// exist (the name may be a table: 42809, not 42P01), for OWNED BY, and
+// after statements that may drop an owning column. Never on the hot path:
+// a nextval of an existing sequence asks nothing.
+
+// Querier is an optional capability of a [Conn]: run one query on the
+// session and return its rows as text (NULL as ""). Without it, the session
+// makes no catalog checks.
+type Querier interface {
+	QueryText(ctx context.Context, sql string) ([][]string, error)
+}
+
+func (c pgConn) QueryText(ctx context.Context, sql string) ([][]string, error) {
+	res, err := c.pc.Exec(ctx, sql).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(res) == 0 {
+		return nil, nil
+	}
+	rows := make([][]string, len(res[0].Rows))
+	for i, r := range res[0].Rows {
+		rows[i] = make([]string, len(r))
+		for j, v := range r {
+			rows[i][j] = string(v)
+		}
+	}
+	return rows, nil
+}
+
+// query runs a catalog query on the session; ok is false when the session
+// cannot (no Conn, or one without [Querier]).
+func (s *Session[A]) query(ctx context.Context, sql string) (rows [][]string, ok bool, err error) {
+	q, ok := s.db.(Querier)
+	if !ok || s.db == nil {
+		return nil, false, nil
+	}
+	rows, err = q.QueryText(ctx, sql)
+	return rows, true, err
+}
+
+// literal quotes s as a SQL string literal (standard_conforming_strings on,
+// as PostgreSQL 15 has it by default; E” is used where a backslash is).
+func literal(s string) string {
+	s = strings.ReplaceAll(s, "'", "''")
+	if strings.Contains(s, `\`) {
+		return "E'" + strings.ReplaceAll(s, `\`, `\\`) + "'"
+	}
+	return "'" + s + "'"
+}
+
+// relkind returns the pg_class relkind of the relation name resolves to in
+// the session, 0 when there is none or the session cannot tell.
+func (s *Session[A]) relkind(ctx context.Context, name string) (byte, error) {
+	rows, ok, err := s.query(ctx, "SELECT relkind FROM pg_catalog.pg_class WHERE oid = pg_catalog.to_regclass("+literal(name)+")")
+	if !ok || err != nil || len(rows) == 0 || len(rows[0]) == 0 || rows[0][0] == "" {
+		return 0, err
+	}
+	return rows[0][0][0], nil
+}
+
+// notSequence turns the store's "does not exist" for name into what
+// PostgreSQL says when the name is a relation of another kind: 42809 "… is
+// not a sequence", or, for a sequence of the database
+// itself, a 0A000 saying that seqshim serves store sequences only. Any other
+// error, or a name the catalog does not know either, is returned as is.
+func (s *Session[A]) notSequence(ctx context.Context, name string, err error) error {
+	if !errors.Is(err, sequence.ErrNotFound) {
+		return err
+	}
+	kind, qerr := s.relkind(ctx, name)
+	if qerr != nil || kind == 0 {
+		return err
+	}
+	return notSequenceError(name, kind)
+}
+
+func notSequenceError(name string, kind byte) error {
+	rel := sequence.RelName(name)
+	if kind == 'S' {
+		return &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: sequence.ErrInvalid, Message: fmt.Sprintf(
+			`seqshim: "%s" is a sequence of the database, not of seqshim's sequence store: `+
+				`create it through seqshim (CREATE SEQUENCE) and move its value there with setval, or reach it without seqshim`, rel)}
+	}
+	return &sequence.Error{Code: codeWrongObjectType, Kind: sequence.ErrInvalid, Message: fmt.Sprintf(`"%s" is not a sequence`, rel)}
+}
+
+// codeWrongObjectType is PostgreSQL's wrong_object_type.
+const codeWrongObjectType = "42809"
+
+// checkFree fails CREATE SEQUENCE of a name a relation of the database
+// already has (42P07); ok is false when it does and IF NOT EXISTS skips it.
+func (s *Session[A]) checkFree(ctx context.Context, name string, ifNotExists bool) (ok bool, err error) {
+	kind, err := s.relkind(ctx, name)
+	if err != nil || kind == 0 {
+		return err == nil, err
+	}
+	if ifNotExists {
+		return false, nil // PostgreSQL: a notice, nothing created
+	}
+	return false, sequence.ExistsError(name)
+}
+
+// ownedBy resolves OWNED BY as written (quoted parts joined by '.') for the
+// sequence name, as PostgreSQL's process_owned_by checks it, into the
+// reference the store keeps: "" for NONE, otherwise
+// "pg:DATABASE/DATABASE_OID/TABLE_OID/ATTNUM". The reference survives
+// renames of the table and the column, as PostgreSQL's dependency does.
+func (s *Session[A]) ownedBy(ctx context.Context, name, written string) (string, error) {
+	if written == "none" {
+		return "", nil
+	}
+	parts, ok := splitQuoted(written)
+	if !ok || len(parts) < 2 {
+		return "", &sequence.Error{Code: sequence.CodeSyntaxError, Kind: sequence.ErrInvalid, Message: "invalid OWNED BY option"}
+	}
+	table, column := parts[:len(parts)-1], parts[len(parts)-1]
+	if len(table) > 2 {
+		return "", &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: sequence.ErrInvalid,
+			Message: fmt.Sprintf(`cross-database references are not implemented: "%s"`, strings.Join(table, "."))}
+	}
+	quoted := make([]string, len(table))
+	for i, p := range table {
+		quoted[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
+	}
+	rows, ok, err := s.query(ctx, `SELECT c.relkind, n.nspname, c.relname, c.oid, a.attnum, pg_catalog.current_database(), d.oid
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_database d ON d.datname = pg_catalog.current_database()
+LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attname = `+literal(column)+` AND NOT a.attisdropped
+WHERE c.oid = pg_catalog.to_regclass(`+literal(strings.Join(quoted, "."))+`)`)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: sequence.ErrInvalid,
+			Message: "seqshim: OWNED BY needs the database's catalog, which this connection cannot query: use the pgx inner driver, or leave OWNED BY out"}
+	}
+	if len(rows) == 0 {
+		schema, rel := sequence.DefaultSchema, table[len(table)-1]
+		if len(table) == 2 {
+			schema = table[0]
+		}
+		if _, err := s.eng.store.Describe(ctx, sequence.FormatName(schema, rel)); err == nil {
+			return "", &sequence.Error{Code: codeWrongObjectType, Kind: sequence.ErrInvalid,
+				Message: fmt.Sprintf(`sequence cannot be owned by relation "%s"`, rel)}
+		}
+		return "", &sequence.Error{Code: sequence.CodeUndefinedTable, Kind: sequence.ErrNotFound,
+			Message: fmt.Sprintf(`relation "%s" does not exist`, strings.Join(table, "."))}
+	}
+	r := rows[0]
+	kind, nsp, rel, relOID, attnum, db, dbOID := r[0], r[1], r[2], r[3], r[4], r[5], r[6]
+	switch kind {
+	case "r", "f", "v", "p":
+	default:
+		return "", &sequence.Error{Code: codeWrongObjectType, Kind: sequence.ErrInvalid,
+			Message: fmt.Sprintf(`sequence cannot be owned by relation "%s"`, rel)}
+	}
+	if schema, _ := sequence.SplitName(name); schema != nsp {
+		return "", &sequence.Error{Code: sequence.CodeObjectNotInState, Kind: sequence.ErrInvalid,
+			Message: "sequence must be in same schema as table it is linked to"}
+	}
+	if attnum == "" {
+		return "", &sequence.Error{Code: codeUndefinedColumn, Kind: sequence.ErrInvalid,
+			Message: fmt.Sprintf(`column "%s" of relation "%s" does not exist`, column, rel)}
+	}
+	return ownerRef(db, dbOID, relOID, attnum), nil
+}
+
+// codeUndefinedColumn is PostgreSQL's undefined_column.
+const codeUndefinedColumn = "42703"
+
+// ownerRef is the reference Spec.OwnedBy keeps for a column.
+func ownerRef(db, dbOID, relOID, attnum string) string {
+	return "pg:" + db + "/" + dbOID + "/" + relOID + "/" + attnum
+}
+
+// parseOwnerRef reads a reference of ownerRef; ok is false for others.
+func parseOwnerRef(ref string) (db string, relOID uint32, attnum int16, ok bool) {
+	rest, ok := strings.CutPrefix(ref, "pg:")
+	if !ok {
+		return "", 0, 0, false
+	}
+	i := strings.LastIndexByte(rest, '/')
+	j := strings.LastIndexByte(rest[:max(i, 0)], '/')
+	if i < 0 || j < 0 {
+		return "", 0, 0, false
+	}
+	rel, err1 := strconv.ParseUint(rest[j+1:i], 10, 32)
+	att, err2 := strconv.ParseInt(rest[i+1:], 10, 16)
+	if err1 != nil || err2 != nil {
+		return "", 0, 0, false
+	}
+	return rest[:j], uint32(rel), int16(att), true
+}
+
+// splitQuoted splits OWNED BY as the rewrite package writes it: parts
+// quoted where needed (sequence.QuoteIdent), joined by '.'.
+func splitQuoted(s string) ([]string, bool) {
+	var parts []string
+	for len(s) > 0 {
+		var part string
+		if s[0] == '"' {
+			var b strings.Builder
+			i := 1
+			for ; i < len(s); i++ {
+				if s[i] == '"' {
+					if i+1 < len(s) && s[i+1] == '"' {
+						b.WriteByte('"')
+						i++
+						continue
+					}
+					break
+				}
+				b.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, false
+			}
+			part, s = b.String(), s[i+1:]
+		} else {
+			k := strings.IndexByte(s, '.')
+			if k < 0 {
+				k = len(s)
+			}
+			part, s = s[:k], s[k:]
+		}
+		parts = append(parts, part)
+		if len(s) > 0 {
+			if s[0] != '.' {
+				return nil, false
+			}
+			s = s[1:]
+		}
+	}
+	return parts, len(parts) > 0
+}
+
+// dropOrphans drops the store sequences owned by a column of this database
+// that no longer exists: what PostgreSQL's dependency does when DROP TABLE,
+// ALTER TABLE … DROP COLUMN or DROP SCHEMA … CASCADE drops the column. In a
+// transaction block it waits for the block to end (the drop may roll back):
+// the next statement with sequence work after it does it.
+func (s *Session[A]) dropOrphans(ctx context.Context) error {
+	if s.db == nil {
+		return nil
+	}
+	if s.db.TxStatus() != 'I' {
+		s.orphansPending = true
+		return nil
+	}
+	s.orphansPending = false
+	list, err := s.eng.store.List(ctx)
+	if err != nil {
+		return s.eng.storeErr(err)
+	}
+	var (
+		names         []string
+		rels, attnums []string
+		db, haveIdent string
+	)
+	for _, info := range list {
+		d, rel, att, ok := parseOwnerRef(info.Spec.OwnedBy)
+		if !ok {
+			continue
+		}
+		if haveIdent == "" {
+			rows, ok, err := s.query(ctx, "SELECT pg_catalog.current_database() || '/' || oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()")
+			if err != nil || !ok || len(rows) == 0 {
+				return err
+			}
+			db, haveIdent = rows[0][0], "yes"
+		}
+		if d != db {
+			continue // owned by a column of another database sharing the store
+		}
+		names = append(names, info.Name)
+		rels = append(rels, strconv.FormatUint(uint64(rel), 10))
+		attnums = append(attnums, strconv.Itoa(int(att)))
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	rows, _, err := s.query(ctx, `SELECT x.i FROM unnest('{`+strings.Join(rels, ",")+`}'::pg_catalog.oid[], '{`+
+		strings.Join(attnums, ",")+`}'::pg_catalog.int2[]) WITH ORDINALITY AS x(r, a, i)
+WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_attribute WHERE attrelid = x.r AND attnum = x.a AND NOT attisdropped)`)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		i, err := strconv.Atoi(r[0])
+		if err != nil || i < 1 || i > len(names) {
+			return fmt.Errorf("seqshim: unexpected row %q of the ownership query", r)
+		}
+		name := names[i-1]
+		err = s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
+			return s.eng.store.Drop(ctx, name)
+		})
+		if err != nil && !errors.Is(err, sequence.ErrNotFound) {
+			return s.eng.storeErr(err)
+		}
+		s.eng.cache.Retire(name) // the process's other sessions see it gone
+		s.seq.drop(name)
+	}
+	return nil
+}
+
+// catalogDDL does what a CatalogDDL statement asks of store sequences
+// before the database runs it. served is true when the engine did the whole
+// statement, which then is not sent: ALTER TABLE s RENAME TO on a store
+// sequence. A statement about names that are not store sequences goes to
+// the database, which answers as it would without seqshim.
+func (s *Session[A]) catalogDDL(ctx context.Context, c *rewrite.Catalog) (served bool, err error) {
+	switch c.Op {
+	case rewrite.DropsOwners:
+		return false, nil // once the database ran it: AfterStatements
+	case rewrite.AlterTable:
+		name := c.Names[0]
+		if ok, err := s.storeOnly(ctx, name); err != nil || !ok {
+			return false, err
+		}
+		if c.Action == "RENAME TO" {
+			return true, s.ddl(ctx, &rewrite.DDL{Op: rewrite.Rename, Names: c.Names, RenameTo: c.RenameTo})
+		}
+		return false, unsupportedf(`seqshim: ALTER TABLE … %s is not supported for "%s", a sequence of seqshim's sequence store: `+
+			`store sequences have no owner or schema in the database; leave the statement out`, c.Action, sequence.RelName(name))
+	case rewrite.OnSequence:
+		for _, name := range c.Names {
+			if ok, err := s.storeOnly(ctx, name); err != nil {
+				return false, err
+			} else if ok {
+				return false, unsupportedf(`seqshim: %s on "%s" is not supported: it is a sequence of seqshim's sequence store, `+
+					`which has no comments or privileges (who may use it is who may use the store): leave the statement out`, c.Action, sequence.RelName(name))
+			}
+		}
+		return false, nil
+	}
+	return false, fmt.Errorf("seqshim: unknown catalog operation %v", c.Op)
+}
+
+// storeOnly reports whether name is a store sequence and no relation of the
+// database.
+func (s *Session[A]) storeOnly(ctx context.Context, name string) (bool, error) {
+	if kind, err := s.relkind(ctx, name); err != nil || kind != 0 {
+		return false, err
+	}
+	if _, err := s.eng.store.Describe(ctx, name); err != nil {
+		if errors.Is(err, sequence.ErrNotFound) {
+			return false, nil
+		}
+		return false, s.eng.storeErr(err)
+	}
+	return true, nil
+}
+
+func unsupportedf(format string, args ...any) error {
+	return &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: sequence.ErrInvalid, Message: fmt.Sprintf(format, args...)}
+}

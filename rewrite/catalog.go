@@ -1,0 +1,227 @@
+package rewrite
+
+import (
+	"strings"
+
+	"github.com/seqshim/seqshim/sequence"
+)
+
+// Statements about relations that may be store sequences: PostgreSQL
+// accepts ALTER TABLE, COMMENT, GRANT and REVOKE on a sequence, and drops a
+// sequence with the column that owns it. Whether a name is a store sequence
+// is known only when the statement runs, so these are [CatalogDDL]
+// statements: the engine decides then, and sends the text to the database
+// as it is unless it served the statement itself.
+
+// CatalogOp is what a [CatalogDDL] statement may do to store sequences.
+type CatalogOp uint8
+
+const (
+	// DropsOwners: DROP TABLE, VIEW, SCHEMA, …, or ALTER TABLE … DROP: it
+	// may drop a column that owns store sequences (OWNED BY), which are
+	// then dropped too, once the statement succeeded.
+	DropsOwners CatalogOp = iota + 1
+	// AlterTable: ALTER TABLE [IF EXISTS] name RENAME TO / OWNER TO / SET
+	// SCHEMA, which PostgreSQL applies to a sequence too.
+	AlterTable
+	// OnSequence: COMMENT ON SEQUENCE name, GRANT or REVOKE … ON SEQUENCE
+	// names.
+	OnSequence
+)
+
+// Catalog describes a [CatalogDDL] statement.
+type Catalog struct {
+	Op CatalogOp
+	// Names are the canonical names the statement is about (AlterTable:
+	// one; OnSequence: one or more); none for DropsOwners.
+	Names []string
+	// IfExists is ALTER TABLE IF EXISTS.
+	IfExists bool
+	// Action is the command as PostgreSQL's messages name it: "RENAME TO",
+	// "OWNER TO", "SET SCHEMA" (AlterTable), "COMMENT", "GRANT", "REVOKE"
+	// (OnSequence).
+	Action string
+	// RenameTo is the new canonical name of RENAME TO, in the schema of
+	// Names[0].
+	RenameTo string
+}
+
+// catalogWord reports whether a statement starts at byte i of s (after
+// white space and comments) with a word that may make it a CatalogDDL
+// statement: ALTER, DROP, COMMENT, GRANT or REVOKE. Part of the trigger
+// scan: it looks at the first statement and after each ';' only, so it adds
+// one vectorised search for ';' to a statement without one of these words.
+func catalogWord(s string) bool {
+	for i := 0; ; {
+		if catalogWordAt(s, i) {
+			return true
+		}
+		j := strings.IndexByte(s[i:], ';')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+	}
+}
+
+func catalogWordAt(s string, i int) bool {
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '(':
+			i++
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				return false
+			}
+			i += j + 1
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			// Not nested: a comment that nests before the word only costs
+			// a missed trigger on a statement seqshim then passes through.
+			j := strings.Index(s[i+2:], "*/")
+			if j < 0 {
+				return false
+			}
+			i += j + 4
+		default:
+			switch c | 0x20 {
+			case 'a':
+				return wordAt(s, i, "alter")
+			case 'd':
+				return wordAt(s, i, "drop")
+			case 'c':
+				return wordAt(s, i, "comment")
+			case 'g':
+				return wordAt(s, i, "grant")
+			case 'r':
+				return wordAt(s, i, "revoke")
+			}
+			return false
+		}
+	}
+	return false
+}
+
+// wordAt reports whether s has the lower-case word w at i, in any case and
+// not followed by an identifier character.
+func wordAt(s string, i int, w string) bool {
+	if len(s)-i < len(w) {
+		return false
+	}
+	for k := 0; k < len(w); k++ {
+		if s[i+k]|0x20 != w[k] {
+			return false
+		}
+	}
+	if j := i + len(w); j < len(s) {
+		c := s[j] | 0x20
+		return !(c >= 'a' && c <= 'z' || s[j] >= '0' && s[j] <= '9' || s[j] == '_' || s[j] == '$' || s[j] >= 0x80)
+	}
+	return true
+}
+
+// catalog classifies a statement without sequence calls (Postgres only).
+func (s *stmt) catalog() *Catalog {
+	switch {
+	case s.is(0, "drop"):
+		if s.isAny(1, "table", "view", "schema", "owned", "type", "domain", "extension") ||
+			s.is(1, "materialized") || s.is(1, "foreign") && s.is(2, "table") {
+			return &Catalog{Op: DropsOwners}
+		}
+	case s.is(0, "alter") && s.is(1, "table"):
+		return s.alterTable()
+	case s.is(0, "comment") && s.is(1, "on") && s.is(2, "sequence"):
+		parts := s.chain(3)
+		if parts == nil || len(parts) > 2 {
+			return nil
+		}
+		name, err := s.identName(parts)
+		if err != nil {
+			return nil
+		}
+		return &Catalog{Op: OnSequence, Action: "COMMENT", Names: []string{name}}
+	case s.isAny(0, "grant", "revoke"):
+		return s.grant()
+	}
+	return nil
+}
+
+// alterTable reads ALTER TABLE [IF EXISTS] [ONLY] name …: RENAME TO, OWNER
+// TO and SET SCHEMA may be about a store sequence; a DROP anywhere may drop
+// an owning column.
+func (s *stmt) alterTable() *Catalog {
+	i := 2
+	c := &Catalog{Op: AlterTable}
+	if s.is(i, "if") && s.is(i+1, "exists") {
+		c.IfExists, i = true, i+2
+	}
+	if s.is(i, "only") {
+		i++
+	}
+	parts := s.chain(i)
+	if parts != nil && len(parts) <= 2 {
+		j := parts[len(parts)-1] + 1
+		if s.punct(j, '*') {
+			j++
+		}
+		name, err := s.identName(parts)
+		switch {
+		case err != nil:
+		case s.is(j, "rename") && s.is(j+1, "to") && s.isName(j+2) && j+3 == len(s.toks):
+			to, err := s.identName([]int{j + 2})
+			if err == nil {
+				c.Action, c.Names = "RENAME TO", []string{name}
+				c.RenameTo = renamed(name, to)
+				return c
+			}
+		case s.is(j, "owner") && s.is(j+1, "to"), s.is(j, "set") && s.is(j+1, "schema"):
+			c.Action, c.Names = strings.ToUpper(s.word(j)+" "+s.word(j+1)), []string{name}
+			return c
+		}
+	}
+	for k := i; k < len(s.toks); k++ {
+		if s.is(k, "drop") {
+			return &Catalog{Op: DropsOwners}
+		}
+	}
+	return nil
+}
+
+// grant reads GRANT … ON SEQUENCE names TO … and REVOKE … ON SEQUENCE
+// names FROM ….
+func (s *stmt) grant() *Catalog {
+	action := strings.ToUpper(s.word(0))
+	for i := 1; i < len(s.toks); i++ {
+		if !s.is(i, "on") {
+			continue
+		}
+		if !s.is(i+1, "sequence") {
+			return nil
+		}
+		c := &Catalog{Op: OnSequence, Action: action}
+		for j := i + 2; ; {
+			parts := s.chain(j)
+			if parts == nil || len(parts) > 2 {
+				return nil
+			}
+			name, err := s.identName(parts)
+			if err != nil {
+				return nil
+			}
+			c.Names = append(c.Names, name)
+			j = parts[len(parts)-1] + 1
+			if !s.punct(j, ',') {
+				return c
+			}
+			j++
+		}
+	}
+	return nil
+}
+
+// renamed is the canonical name of RENAME TO to in the schema of name.
+func renamed(name, to string) string {
+	schema, _ := sequence.SplitName(name)
+	_, rel := sequence.SplitName(to)
+	return sequence.FormatName(schema, rel)
+}
