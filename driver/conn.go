@@ -30,6 +30,9 @@ type conn struct {
 	validator driver.Validator
 
 	ownConnector bool // opened by Driver.Open: Close closes the Connector too
+
+	tracksPath bool   // the session resolves names through the search_path
+	tx         pathTx // the open transaction, when tracksPath
 }
 
 // Compile-time checks: every optional interface pgx's connection implements,
@@ -63,6 +66,12 @@ func newConn(c *Connector, eng *engine.Engine, inner driver.Conn) *conn {
 		db = engine.PgConn(pc.Conn().PgConn())
 	}
 	cn.sess = engine.NewSession[namedArgs](eng, db)
+	if eng.Dialect() == rewrite.Postgres {
+		// Unqualified names resolve through the search_path, which the
+		// session reads with queries of its own on this connection.
+		cn.sess.SetCatalog(innerCatalog{cn})
+		cn.tracksPath = true
+	}
 	return cn
 }
 
@@ -88,6 +97,9 @@ func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 		if err == nil && c.sess.Engine().Discards(query) {
 			st = &discardStmt{Stmt: st, c: c}
 		}
+		if err == nil && c.sess.AffectsPath(query) {
+			st = &pathStmt{Stmt: st, c: c, query: query}
+		}
 		return st, err
 	}
 	return &stmt{c: c, p: p}, nil
@@ -107,18 +119,19 @@ func (c *conn) Begin() (driver.Tx, error) {
 	return c.BeginTx(context.Background(), driver.TxOptions{})
 }
 
-// BeginTx starts a transaction on the inner connection and returns the inner
-// transaction as it is: sequence values are not transactional, as in
-// PostgreSQL, so there is nothing to do at commit or rollback.
+// BeginTx starts a transaction on the inner connection. Sequence values are
+// not transactional, as in PostgreSQL; but a SET of the search_path made in
+// the transaction may be undone at its end, so with the postgres dialect the
+// inner transaction comes wrapped to note its end (see pathTx).
 func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	if c.beginner != nil {
-		return c.beginner.BeginTx(ctx, opts)
+		return c.wrapTx(c.beginner.BeginTx(ctx, opts))
 	}
 	if opts.Isolation != 0 || opts.ReadOnly {
 		return nil, errors.New("seqshim: inner driver does not support transaction options")
 	}
 	//lint:ignore SA1019 the inner driver has nothing else
-	return c.inner.Begin()
+	return c.wrapTx(c.inner.Begin())
 }
 
 // ExecContext executes query. Without a sequence call it goes to the inner

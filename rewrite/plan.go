@@ -210,6 +210,9 @@ type DDL struct {
 	OwnedBy string
 }
 
+// IsUnqualified reports whether Names[i] was written without a schema.
+func (d *DDL) IsUnqualified(i int) bool { return i < len(d.Unqualified) && d.Unqualified[i] }
+
 // Statement is one statement of a SQL string.
 type Statement struct {
 	Kind Kind

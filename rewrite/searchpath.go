@@ -12,10 +12,13 @@ const (
 	// too), of role or session authorization (which "$user" follows),
 	// RESET ALL, DISCARD ALL, or a call of set_config anywhere.
 	ChangesPath PathEffect = 1 << iota
-	// EndsTransaction: COMMIT, END, ROLLBACK, ABORT, PREPARE TRANSACTION or
-	// ROLLBACK TO SAVEPOINT, which undo or end SET LOCAL, and undo a SET
-	// of a transaction that does not commit.
+	// EndsTransaction: COMMIT, END, ROLLBACK, ABORT or PREPARE
+	// TRANSACTION, which end SET LOCAL, and undo a SET of a transaction
+	// that does not commit.
 	EndsTransaction
+	// RollsBackToSavepoint: ROLLBACK TO SAVEPOINT, which undoes a SET made
+	// since the savepoint; the transaction goes on.
+	RollsBackToSavepoint
 )
 
 // pathWords are the first words of the statements that may have a
@@ -84,10 +87,13 @@ func statementPathEffect(l *lexer, toks []token) PathEffect {
 		}
 		return EndsTransaction
 	case word(0, "rollback"):
-		if word(1, "prepared") {
+		switch {
+		case word(1, "prepared"):
 			return 0
+		case word(1, "to") || word(2, "to"): // ROLLBACK [WORK | TRANSACTION] TO [SAVEPOINT] x
+			return RollsBackToSavepoint
 		}
-		return EndsTransaction // ROLLBACK TO SAVEPOINT too
+		return EndsTransaction
 	case word(0, "prepare"):
 		if word(1, "transaction") {
 			return EndsTransaction

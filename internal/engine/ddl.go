@@ -15,13 +15,17 @@ import (
 // process's cache and session in step with it.
 func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 	st := s.eng.store
+	defer s.eng.ddlGen.Add(1) // resolutions of unqualified names may be stale
 	switch d.Op {
 	case rewrite.Create:
 		spec, pos, err := d.Clauses.Create()
 		if err != nil {
 			return err
 		}
-		for _, name := range d.Names {
+		for i, name := range d.Names {
+			if name, err = s.creationName(ctx, name, d.IsUnqualified(i)); err != nil {
+				return err
+			}
 			err := st.Create(ctx, name, spec, pos)
 			if d.IfNotExists && errors.Is(err, sequence.ErrExists) {
 				continue // PostgreSQL: a notice, the sequence stays as it is
@@ -32,7 +36,14 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			s.eng.cache.Invalidate(name) // it may remember "does not exist"
 		}
 	case rewrite.Alter:
-		for _, name := range d.Names {
+		names, err := s.ddlNames(ctx, d)
+		if err != nil {
+			return err
+		}
+		for i, name := range names {
+			if name == "" {
+				continue // IF EXISTS of a name no schema of the path has
+			}
 			alter := func(ctx context.Context) error {
 				_, err := st.Alter(ctx, name, d.Clauses)
 				return err
@@ -47,34 +58,52 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				continue
 			}
 			if err != nil {
-				return storeErr(err)
+				return storeErr(s.ddlError(ctx, d, i, name, err))
 			}
 		}
 	case rewrite.Rename:
-		for _, name := range d.Names {
+		names, err := s.ddlNames(ctx, d)
+		if err != nil {
+			return err
+		}
+		for i, name := range names {
+			if name == "" {
+				continue
+			}
+			// The new name is in the schema of the sequence renamed.
+			schema, _ := sequence.SplitName(name)
+			to := sequence.FormatName(schema, sequence.RelName(d.RenameTo))
 			err := s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
-				return st.Rename(ctx, name, d.RenameTo)
+				return st.Rename(ctx, name, to)
 			})
 			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
 			if err != nil {
-				return storeErr(err)
+				return storeErr(s.ddlError(ctx, d, i, name, err))
 			}
-			s.eng.cache.Invalidate(d.RenameTo) // it may remember "does not exist"
-			s.seq.rename(name, d.RenameTo)
+			s.eng.cache.Invalidate(to) // it may remember "does not exist"
+			s.seq.rename(name, to)
 		}
 	case rewrite.Drop:
-		names := uniqueNames(d.Names) // DROP SEQUENCE c, public.C drops c once
+		resolved, err := s.ddlNames(ctx, d)
+		if err != nil {
+			return err
+		}
+		names := uniqueNames(resolved) // DROP SEQUENCE c, public.C drops c once
 		if !d.IfExists && len(names) > 1 {
 			// PostgreSQL drops all or none: check every name first.
 			for _, name := range names {
 				if _, err := st.Describe(ctx, name); err != nil {
-					return storeErr(dropError(err))
+					i := slices.Index(resolved, name)
+					return storeErr(dropError(s.ddlError(ctx, d, i, name, err)))
 				}
 			}
 		}
 		for _, name := range names {
+			if name == "" {
+				continue
+			}
 			err := s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
 				return st.Drop(ctx, name)
 			})
@@ -82,7 +111,8 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				continue
 			}
 			if err != nil {
-				return storeErr(dropError(err))
+				i := slices.Index(resolved, name)
+				return storeErr(dropError(s.ddlError(ctx, d, i, name, err)))
 			}
 			s.seq.drop(name)
 		}

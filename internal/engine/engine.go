@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -34,6 +35,11 @@ type Engine struct {
 	planner *rewrite.Planner
 	dialect rewrite.Dialect
 	ddlToDB bool
+
+	// ddlGen counts the sequence DDL the engine's sessions applied: a
+	// session's resolutions of unqualified names made before a change are
+	// stale.
+	ddlGen atomic.Uint64
 }
 
 // New returns an engine. It opens and closes nothing: the caller owns the

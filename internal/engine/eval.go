@@ -40,6 +40,11 @@ func (s *Session[A]) Evaluate(ctx context.Context, p *Prepared, args A) (Evaluat
 		return Evaluation{}, err
 	}
 	ev, err := s.evaluate(ctx, p.plan, args)
+	if p.path != 0 {
+		// After the sequence work: it resolves names with the path of
+		// before the string runs, as the statements before a change do.
+		s.notePath(p.path)
+	}
 	if err != nil {
 		return ev, s.Fail(ctx, err)
 	}
@@ -94,20 +99,40 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 // call evaluates one sequence call. null is true when PostgreSQL would
 // return NULL (a NULL argument to these strict functions).
 func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v int64, null bool, err error) {
-	name := call.Name
+	name, unqualified := call.Name, call.Unqualified
 	if call.NameArg >= 0 {
 		text, null, err := argText(args, call.NameArg)
 		if err != nil || null {
 			return 0, null, err
 		}
-		if name, err = sequence.ParseName(text); err != nil {
+		var qualified bool
+		if name, qualified, err = sequence.ParseRelation(text); err != nil {
+			return 0, false, err
+		}
+		unqualified = !qualified
+	}
+	written := name // as written, for PostgreSQL's messages
+	if unqualified && call.Func != rewrite.Lastval {
+		if name, err = s.resolve(ctx, name); err != nil {
 			return 0, false, err
 		}
 	}
 	switch call.Func {
 	case rewrite.Nextval:
 		v, err = s.handle(name).Next(ctx)
+		if err != nil && unqualified && written != name && errors.Is(err, sequence.ErrNotFound) {
+			// Dropped since it was resolved (by another process): resolve
+			// it again.
+			s.forget(written)
+			if name, err = s.resolve(ctx, written); err != nil {
+				return 0, false, err
+			}
+			v, err = s.handle(name).Next(ctx)
+		}
 		if err != nil {
+			if !unqualified {
+				err = s.missingSchema(ctx, name, err)
+			}
 			return 0, false, storeErr(err)
 		}
 		s.seq.nextval(name, v)
@@ -118,6 +143,9 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		}
 		// PostgreSQL looks the relation up first: a missing one is 42P01.
 		if _, err := s.eng.store.Describe(ctx, name); err != nil {
+			if !unqualified {
+				err = s.missingSchema(ctx, name, err)
+			}
 			return 0, false, storeErr(err)
 		}
 		return 0, false, sequence.CurrvalNotDefinedError(name)
@@ -140,6 +168,9 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			return err
 		})
 		if err != nil {
+			if !unqualified {
+				err = s.missingSchema(ctx, name, err)
+			}
 			return 0, false, storeErr(err)
 		}
 		if isCalled != 0 {

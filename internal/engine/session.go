@@ -37,8 +37,10 @@ func (a AnyArgs) Arg(i int) (any, error) { return a[i], nil }
 // arguments over costs no allocation on the hot path.
 type Session[A Args] struct {
 	eng *Engine
-	db  Conn  // nil: the session's transaction is not tracked
-	seq state // currval and lastval
+	db   Conn       // nil: the session's transaction is not tracked
+	seq  state      // currval and lastval
+	cat  Catalog    // nil: unqualified names are in public
+	path searchPath // the search_path, learned through cat
 
 	plans      map[string]*Prepared // texts with sequence work seen here
 	lastHandle *seqcache.Handle     // cache handle of the last nextval
@@ -63,6 +65,9 @@ func (s *Session[A]) Engine() *Engine { return s.eng }
 type Prepared struct {
 	plan  *rewrite.Plan
 	bound string // "" until rendered, and when values are inlined
+
+	path    rewrite.PathEffect // what its pass-through statements may do to the search_path
+	pathErr error              // an unqualified name after a change of the search_path
 }
 
 // NumParams is the number of parameters of the SQL as written: parameters
@@ -82,6 +87,9 @@ const maxPlans = 256
 // Prepared is returned with it.
 func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) {
 	if !rewrite.HasTrigger(query) {
+		if s.cat != nil {
+			s.PathStatement(query)
+		}
 		return nil, nil
 	}
 	p := s.plans[query]
@@ -94,6 +102,9 @@ func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) 
 			s.plans = make(map[string]*Prepared)
 		}
 		p = &Prepared{plan: pl}
+		if s.cat != nil {
+			p.path, p.pathErr = pathBefore(pl)
+		}
 		s.plans[query] = p
 	}
 	if p.plan.PassThrough() {
@@ -101,6 +112,9 @@ func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) 
 	}
 	if p.plan.Err != nil {
 		return p, s.Fail(ctx, p.plan.Err)
+	}
+	if p.pathErr != nil {
+		return p, s.Fail(ctx, p.pathErr)
 	}
 	return p, nil
 }

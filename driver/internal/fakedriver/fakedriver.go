@@ -1,7 +1,8 @@
 // Package fakedriver is an in-memory database/sql driver for seqshim's
 // tests: a connection that implements every optional interface pgx's does
-// (and Validator), answers every query with one row of one int8 column, and
-// records what reached it.
+// (and Validator), answers every query with one row of one int8 column (but
+// seqshim's catalog queries of the search_path and schemas, answered from
+// the Connector's settings), and records what reached it.
 package fakedriver
 
 import (
@@ -9,6 +10,8 @@ import (
 	"database/sql/driver"
 	"io"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -83,16 +86,66 @@ func (r *Recorder) Args() [][]driver.NamedValue {
 // Connector makes fake connections that report to Rec.
 type Connector struct {
 	Rec Recorder
-	// Last is the connection made last.
-	mu   sync.Mutex
-	last *Conn
+
+	mu         sync.Mutex // protects the fields below
+	last       *Conn      // the connection made last
+	searchPath string     // "" is "$user", public
+	schemas    []string   // nil is public only
+}
+
+// SetSearchPath sets what the connections answer to seqshim's query of
+// the search_path setting (its default is "$user", public, the user being
+// fake), and the schemas that exist (public when none are given).
+func (c *Connector) SetSearchPath(path string, schemas ...string) {
+	c.mu.Lock()
+	c.searchPath, c.schemas = path, schemas
+	c.mu.Unlock()
+}
+
+// catalog answers seqshim's catalog queries (internal/engine's
+// searchpath.go), nil for other queries.
+func (c *Connector) catalog(query string, args []driver.NamedValue) *Rows {
+	c.mu.Lock()
+	path, schemas := c.searchPath, c.schemas
+	c.mu.Unlock()
+	if path == "" {
+		path = `"$user", public`
+	}
+	if schemas == nil {
+		schemas = []string{"public"}
+	}
+	const user = "fake"
+	switch {
+	case strings.Contains(query, "current_setting('search_path')"):
+		return &Rows{cols: []string{"current_setting", "current_user"}, vals: []driver.Value{path, user}}
+	case strings.Contains(query, "current_schemas(false)"):
+		first := ""
+		for _, s := range strings.Split(path, ",") {
+			s = strings.Trim(strings.TrimSpace(s), `"`)
+			if s == "$user" {
+				s = user
+			}
+			if slices.Contains(schemas, s) {
+				first = s
+				break
+			}
+		}
+		return &Rows{cols: []string{"coalesce"}, vals: []driver.Value{first}}
+	case strings.Contains(query, "pg_namespace") && len(args) == 1:
+		n := "0"
+		if slices.Contains(schemas, args[0].Value.(string)) {
+			n = "1"
+		}
+		return &Rows{cols: []string{"count"}, vals: []driver.Value{n}}
+	}
+	return nil
 }
 
 var _ driver.Connector = (*Connector)(nil)
 
 // Connect returns a new fake connection.
 func (c *Connector) Connect(context.Context) (driver.Conn, error) {
-	cn := &Conn{rec: &c.Rec}
+	cn := &Conn{rec: &c.Rec, conn: c}
 	c.mu.Lock()
 	c.last = cn
 	c.mu.Unlock()
@@ -128,7 +181,8 @@ func (d Driver) OpenConnector(name string) (driver.Connector, error) {
 
 // Conn is a fake connection.
 type Conn struct {
-	rec *Recorder
+	rec  *Recorder
+	conn *Connector
 	// LastRows is the Rows returned last, so tests can check identity.
 	LastRows *Rows
 	// LastTx is the Tx returned last.
@@ -185,6 +239,9 @@ func (c *Conn) ExecContext(_ context.Context, query string, args []driver.NamedV
 func (c *Conn) QueryContext(_ context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	c.rec.count(func(k *Calls) { k.Query++ })
 	c.rec.query(query, args)
+	if r := c.conn.catalog(query, args); r != nil {
+		return r, nil
+	}
 	c.LastRows = &Rows{}
 	return c.LastRows, nil
 }
@@ -241,6 +298,9 @@ func (s *Stmt) ExecContext(_ context.Context, args []driver.NamedValue) (driver.
 func (s *Stmt) QueryContext(_ context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	s.c.rec.count(func(k *Calls) { k.StmtQuery++ })
 	s.c.rec.query(s.query, args)
+	if r := s.c.conn.catalog(s.query, args); r != nil {
+		return r, nil
+	}
 	return &Rows{}, nil
 }
 
@@ -263,8 +323,12 @@ type Result struct{}
 func (*Result) LastInsertId() (int64, error) { return 0, nil }
 func (*Result) RowsAffected() (int64, error) { return 1, nil }
 
-// Rows is one row with one int8 column "fake" holding 1.
-type Rows struct{ done bool }
+// Rows is one row: by default one int8 column "fake" holding 1.
+type Rows struct {
+	done bool
+	cols []string       // nil: "fake"
+	vals []driver.Value // the row, when cols is set
+}
 
 var (
 	_ driver.RowsColumnTypeDatabaseTypeName = (*Rows)(nil)
@@ -277,7 +341,12 @@ var (
 
 var columns = []string{"fake"}
 
-func (r *Rows) Columns() []string { return columns }
+func (r *Rows) Columns() []string {
+	if r.cols != nil {
+		return r.cols
+	}
+	return columns
+}
 func (r *Rows) Close() error      { return nil }
 
 func (r *Rows) Next(dest []driver.Value) error {
@@ -285,6 +354,10 @@ func (r *Rows) Next(dest []driver.Value) error {
 		return io.EOF
 	}
 	r.done = true
+	if r.cols != nil {
+		copy(dest, r.vals)
+		return nil
+	}
 	dest[0] = int64(1)
 	return nil
 }

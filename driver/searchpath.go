@@ -1,0 +1,110 @@
+package driver
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"io"
+)
+
+// innerCatalog is the engine's view of the inner connection's settings and
+// catalog, for resolving names through the search_path: queries on the
+// same database session, inside its transaction if one is open.
+type innerCatalog struct{ c *conn }
+
+// QueryRow runs sql on the inner connection and returns the first row as
+// text.
+func (ic innerCatalog) QueryRow(ctx context.Context, sql string, args ...string) (row []string, err error) {
+	named := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	rows, err := ic.c.innerQuery(ctx, sql, named)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := rows.Close(); err == nil && cerr != nil {
+			row, err = nil, cerr
+		}
+	}()
+	dest := make([]driver.Value, len(rows.Columns()))
+	if err := rows.Next(dest); err != nil {
+		if err == io.EOF {
+			return nil, nil
+		}
+		return nil, err
+	}
+	row = make([]string, len(dest))
+	for i, v := range dest {
+		switch v := v.(type) {
+		case nil:
+		case string:
+			row[i] = v
+		case []byte:
+			row[i] = string(v)
+		default:
+			row[i] = fmt.Sprint(v)
+		}
+	}
+	return row, nil
+}
+
+// pathTx is the inner driver's transaction: its end may undo a change of
+// the search_path, which the session then learns again. A connection has
+// one transaction at a time, so it keeps one pathTx and allocates none.
+type pathTx struct {
+	driver.Tx
+	c *conn
+}
+
+func (t *pathTx) Commit() error {
+	t.c.sess.TransactionEnded()
+	return t.Tx.Commit()
+}
+
+func (t *pathTx) Rollback() error {
+	t.c.sess.TransactionEnded()
+	return t.Tx.Rollback()
+}
+
+// wrapTx returns tx as the connection's pathTx.
+func (c *conn) wrapTx(tx driver.Tx, err error) (driver.Tx, error) {
+	if err != nil || !c.tracksPath {
+		return tx, err
+	}
+	c.tx = pathTx{Tx: tx, c: c}
+	return &c.tx, nil
+}
+
+// pathStmt is the inner driver's prepared statement of a text that may
+// change the search_path (SET search_path, SET ROLE, COMMIT, …): each
+// execution is noted, as if the text were sent anew.
+type pathStmt struct {
+	driver.Stmt
+	c     *conn
+	query string
+}
+
+var (
+	_ driver.StmtExecContext  = (*pathStmt)(nil)
+	_ driver.StmtQueryContext = (*pathStmt)(nil)
+)
+
+func (s *pathStmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.ExecContext(context.Background(), valuesToNamed(args))
+}
+
+func (s *pathStmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.QueryContext(context.Background(), valuesToNamed(args))
+}
+
+func (s *pathStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	s.c.sess.PathStatement(s.query)
+	return stmtExec(ctx, s.Stmt, args)
+}
+
+func (s *pathStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	s.c.sess.PathStatement(s.query)
+	return stmtQuery(ctx, s.Stmt, args)
+}
