@@ -43,7 +43,7 @@ const (
 
 // SQLSTATEs of schema errors, PostgreSQL's own.
 const (
-	codeUndefinedSchema      = "3F000"
+	codeUndefinedSchema       = "3F000"
 	codeInsufficientPrivilege = "42501"
 )
 

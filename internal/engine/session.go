@@ -36,7 +36,7 @@ func (a AnyArgs) Arg(i int) (any, error) { return a[i], nil }
 // copied to the heap: with A a slice type such as [AnyArgs], handing the
 // arguments over costs no allocation on the hot path.
 type Session[A Args] struct {
-	eng *Engine
+	eng  *Engine
 	db   Conn       // nil: the session's transaction is not tracked
 	seq  state      // currval and lastval
 	cat  Catalog    // nil: unqualified names are in public

@@ -347,7 +347,7 @@ func (r *Rows) Columns() []string {
 	}
 	return columns
 }
-func (r *Rows) Close() error      { return nil }
+func (r *Rows) Close() error { return nil }
 
 func (r *Rows) Next(dest []driver.Value) error {
 	if r.done {
