@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -52,6 +53,11 @@ type Step struct {
 	SQL     string // statement text; empty for begin/commit/rollback and stmt= steps
 	Stmt    string // name of the prepared statement (prepare, and exec/query with stmt=)
 	Mode    string // pgx query execution mode (mode=), "" for pgx's default
+	// DSN are parameters added to the target's DSN for the step's session
+	// (dsn=, a URL query such as options=-c%20search_path%3Dapp): it opens
+	// on a database handle of its own. Only a session's first step may
+	// have them.
+	DSN string
 	Args    []any  // bind arguments (args …)
 	// PerRow marks a statement PostgreSQL evaluates once per row. seqshim
 	// may reject it with 0A000 or give distinct values, never one value for
@@ -193,6 +199,11 @@ func parseVerbLine(line string) (Step, error) {
 			st.Session = val
 		case key == "stmt" && val != "":
 			st.Stmt = val
+		case key == "dsn" && val != "":
+			if _, err := url.ParseQuery(val); err != nil {
+				return Step{}, fmt.Errorf("dsn=%s: %v", val, err)
+			}
+			st.DSN = val
 		case key == "mode":
 			if _, ok := execModes[val]; !ok {
 				return Step{}, fmt.Errorf("unknown mode %q (want simple, exec, describe, cache_statement or cache_describe)", val)

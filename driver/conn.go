@@ -69,7 +69,8 @@ func newConn(c *Connector, eng *engine.Engine, inner driver.Conn) *conn {
 	if eng.Dialect() == rewrite.Postgres {
 		// Unqualified names resolve through the search_path, which the
 		// session reads with queries of its own on this connection.
-		cn.sess.SetCatalog(innerCatalog{cn})
+		_, isPgx := inner.(interface{ Conn() *pgx.Conn })
+		cn.sess.SetCatalog(innerCatalog{c: cn, pgx: isPgx})
 		cn.tracksPath = true
 	}
 	return cn

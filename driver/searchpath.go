@@ -5,19 +5,29 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"io"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // innerCatalog is the engine's view of the inner connection's settings and
 // catalog, for resolving names through the search_path: queries on the
 // same database session, inside its transaction if one is open.
-type innerCatalog struct{ c *conn }
+type innerCatalog struct {
+	c   *conn
+	pgx bool // the inner connection is pgx's
+}
 
 // QueryRow runs sql on the inner connection and returns the first row as
 // text.
 func (ic innerCatalog) QueryRow(ctx context.Context, sql string, args ...string) (row []string, err error) {
-	named := make([]driver.NamedValue, len(args))
-	for i, a := range args {
-		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	named := make([]driver.NamedValue, 0, len(args)+1)
+	if ic.pgx {
+		// Not through pgx's statement cache: DISCARD ALL would have
+		// deallocated its statements behind its back.
+		named = append(named, driver.NamedValue{Ordinal: 1, Value: pgx.QueryExecModeExec})
+	}
+	for _, a := range args {
+		named = append(named, driver.NamedValue{Ordinal: len(named) + 1, Value: a})
 	}
 	rows, err := ic.c.innerQuery(ctx, sql, named)
 	if err != nil {

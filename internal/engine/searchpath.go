@@ -262,9 +262,14 @@ func (s *Session[A]) missingSchema(ctx context.Context, name string, err error) 
 	if !errors.Is(err, sequence.ErrNotFound) {
 		return err
 	}
-	schema, _ := sequence.SplitName(name)
+	schema, rel := sequence.SplitName(name)
 	if e := s.schemaExists(ctx, schema); e != nil {
 		return e
+	}
+	if schema == sequence.DefaultSchema && s.cat != nil {
+		// The name as written: the canonical name leaves public out.
+		return &sequence.Error{Code: sequence.CodeUndefinedTable, Kind: sequence.ErrNotFound,
+			Message: fmt.Sprintf(`relation "%s.%s" does not exist`, schema, rel)}
 	}
 	return err
 }
