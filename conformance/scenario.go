@@ -5,8 +5,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -57,8 +57,8 @@ type Step struct {
 	// (dsn=, a URL query such as options=-c%20search_path%3Dapp): it opens
 	// on a database handle of its own. Only a session's first step may
 	// have them.
-	DSN string
-	Args    []any  // bind arguments (args …)
+	DSN  string
+	Args []any // bind arguments (args …)
 	// PerRow marks a statement PostgreSQL evaluates once per row. seqshim
 	// may reject it with 0A000 or give distinct values, never one value for
 	// many rows; PerRowCols names the columns that must be distinct (all
