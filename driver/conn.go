@@ -149,6 +149,9 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		res, err := c.execer.ExecContext(ctx, query, args)
 		if err == nil {
 			c.sess.AfterPassThrough(query)
+			if err := c.sess.AfterDatabase(ctx, query); err != nil {
+				return nil, err
+			}
 		}
 		return res, err
 	}
@@ -166,6 +169,13 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if p == nil {
 		if c.queryer == nil {
 			return nil, driver.ErrSkip // database/sql prepares instead
+		}
+		if c.sess.DropsSchema(query) {
+			// Run to completion before the store's drops.
+			if _, err := c.ExecContext(ctx, query, args); err != nil {
+				return nil, err
+			}
+			return &localRows{}, nil
 		}
 		rows, err := c.queryer.QueryContext(ctx, query, args)
 		if err == nil {

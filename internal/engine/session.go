@@ -42,6 +42,8 @@ type Session[A Args] struct {
 	cat  Catalog    // nil: unqualified names are in public
 	path searchPath // the search_path, learned through cat
 
+	pendingDrop schemaDrop // store sequences to drop after the database ran a DROP SCHEMA
+
 	plans      map[string]*Prepared // texts with sequence work seen here
 	lastHandle *seqcache.Handle     // cache handle of the last nextval
 	scratch    [4]int64             // call values of one statement
@@ -89,6 +91,9 @@ func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) 
 	if !rewrite.HasTrigger(query) {
 		if s.cat != nil {
 			s.PathStatement(query)
+			if err := s.beforeSchemaDrop(ctx, query); err != nil {
+				return nil, s.Fail(ctx, err)
+			}
 		}
 		return nil, nil
 	}

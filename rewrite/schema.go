@@ -1,0 +1,109 @@
+package rewrite
+
+import "strings"
+
+// SchemaDrop is a DROP SCHEMA statement: PostgreSQL drops the sequences of
+// the schemas with them (CASCADE) or refuses while there are any.
+type SchemaDrop struct {
+	Schemas  []string // as stored: unquoted identifiers folded to lower case
+	IfExists bool
+	Cascade  bool
+}
+
+// SchemaDrops returns the DROP SCHEMA statements of sql and the number of
+// statements of sql (postgres dialect only). A text in which no statement
+// starts with the word drop costs a scan without allocation.
+func SchemaDrops(d Dialect, sql string) (drops []SchemaDrop, statements int) {
+	if d != Postgres || !mayStartWith(sql, "drop") {
+		return nil, 0
+	}
+	l := lex(Postgres, sql)
+	if l.open {
+		return nil, 0 // the database refuses the text
+	}
+	spans := split(l)
+	for _, sp := range spans {
+		toks := l.toks[sp.a:sp.b]
+		if len(toks) < 3 || !l.is(toks[0], "drop") || !l.is(toks[1], "schema") {
+			continue
+		}
+		var sd SchemaDrop
+		i := 2
+		if i+1 < len(toks) && l.is(toks[i], "if") && l.is(toks[i+1], "exists") {
+			sd.IfExists, i = true, i+2
+		}
+		for i < len(toks) {
+			name, ok := identValue(l, toks[i])
+			if !ok {
+				break
+			}
+			sd.Schemas = append(sd.Schemas, name)
+			i++
+			if i < len(toks) && l.punct(toks[i], ',') {
+				i++
+				continue
+			}
+			break
+		}
+		if i < len(toks) && (l.is(toks[i], "cascade") || l.is(toks[i], "restrict")) {
+			sd.Cascade = l.is(toks[i], "cascade")
+			i++
+		}
+		if i != len(toks) || len(sd.Schemas) == 0 {
+			continue // not DROP SCHEMA as PostgreSQL reads it: it says so
+		}
+		drops = append(drops, sd)
+	}
+	return drops, len(spans)
+}
+
+// identValue is the value of an identifier token: folded when unquoted.
+func identValue(l *lexer, t token) (string, bool) {
+	txt := l.text(t)
+	switch {
+	case t.kind == tIdent:
+		return strings.ToLower(txt), true // ASCII folding, as PostgreSQL does
+	case t.kind == tQIdent && txt[0] == '"' && len(txt) > 2:
+		return strings.ReplaceAll(txt[1:len(txt)-1], `""`, `"`), true
+	}
+	return "", false
+}
+
+// mayStartWith reports whether a statement of s appears to start with word
+// (lower case), at the start of s or after a ';', after white space and
+// comments.
+func mayStartWith(s, word string) bool {
+	for i := 0; ; {
+		if wordAt(s, i, word) {
+			return true
+		}
+		j := strings.IndexByte(s[i:], ';')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+	}
+}
+
+// wordAt reports whether word follows offset i after white space and
+// comments.
+func wordAt(s string, i int, word string) bool {
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			i++
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				return false
+			}
+			i += j + 1
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			i = skipBlockComment(s, i)
+		default:
+			return i+len(word) <= len(s) && strings.EqualFold(s[i:i+len(word)], word) &&
+				(i+len(word) == len(s) || !isIdentCont(s[i+len(word)]))
+		}
+	}
+	return false
+}
