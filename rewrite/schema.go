@@ -14,7 +14,7 @@ type SchemaDrop struct {
 // statements of sql (postgres dialect only). A text in which no statement
 // starts with the word drop costs a scan without allocation.
 func SchemaDrops(d Dialect, sql string) (drops []SchemaDrop, statements int) {
-	if d != Postgres || !mayStartWith(sql, "drop") {
+	if d != Postgres || !mayStartWithWord(sql, isDrop) {
 		return nil, 0
 	}
 	l := lex(Postgres, sql)
@@ -69,41 +69,4 @@ func identValue(l *lexer, t token) (string, bool) {
 	return "", false
 }
 
-// mayStartWith reports whether a statement of s appears to start with word
-// (lower case), at the start of s or after a ';', after white space and
-// comments.
-func mayStartWith(s, word string) bool {
-	for i := 0; ; {
-		if wordAt(s, i, word) {
-			return true
-		}
-		j := strings.IndexByte(s[i:], ';')
-		if j < 0 {
-			return false
-		}
-		i += j + 1
-	}
-}
-
-// wordAt reports whether word follows offset i after white space and
-// comments.
-func wordAt(s string, i int, word string) bool {
-	for i < len(s) {
-		switch c := s[i]; {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			i++
-		case c == '-' && i+1 < len(s) && s[i+1] == '-':
-			j := strings.IndexByte(s[i:], '\n')
-			if j < 0 {
-				return false
-			}
-			i += j + 1
-		case c == '/' && i+1 < len(s) && s[i+1] == '*':
-			i = skipBlockComment(s, i)
-		default:
-			return i+len(word) <= len(s) && strings.EqualFold(s[i:i+len(word)], word) &&
-				(i+len(word) == len(s) || !isIdentCont(s[i+len(word)]))
-		}
-	}
-	return false
-}
+func isDrop(w string) bool { return len(w) == 4 && strings.EqualFold(w, "drop") }

@@ -21,9 +21,6 @@ const (
 	RollsBackToSavepoint
 )
 
-// pathWords are the first words of the statements that may have a
-// PathEffect (set_config aside).
-var pathWords = [...]string{"set", "reset", "discard", "commit", "end", "rollback", "abort", "prepare"}
 
 // PathEffects returns what sql may do to the search_path: the union of its
 // statements' effects. Only the postgres dialect has a search_path. It errs
@@ -102,26 +99,61 @@ func statementPathEffect(l *lexer, toks []token) PathEffect {
 	return 0
 }
 
-// mayAffectPath is the cheap test before the lexer: does a statement
-// appear to start with one of pathWords, or does set_config appear
-// anywhere?
+// MaySessionStatement is the cheap test a front end makes of every text
+// before [PathEffects] and [SchemaDrops]: does a statement appear to start
+// with set, reset, discard, commit, end, rollback, abort, prepare or drop,
+// or does set_config appear anywhere? It does not allocate.
+func MaySessionStatement(d Dialect, sql string) bool {
+	return d == Postgres && (mayStartWithWord(sql, isSessionWord) || hasSetConfig(sql))
+}
+
+// mayAffectPath is the cheap test before the lexer for PathEffects.
 func mayAffectPath(s string) bool {
+	return mayStartWithWord(s, isPathWord) || hasSetConfig(s)
+}
+
+// isPathWord reports whether w (in any case) starts a statement that may
+// have a PathEffect (set_config aside).
+func isPathWord(w string) bool {
+	switch len(w) {
+	case 3:
+		return strings.EqualFold(w, "set") || strings.EqualFold(w, "end")
+	case 5:
+		return strings.EqualFold(w, "reset") || strings.EqualFold(w, "abort")
+	case 6:
+		return strings.EqualFold(w, "commit")
+	case 7:
+		return strings.EqualFold(w, "discard") || strings.EqualFold(w, "prepare")
+	case 8:
+		return strings.EqualFold(w, "rollback")
+	}
+	return false
+}
+
+// isSessionWord is isPathWord or drop.
+func isSessionWord(w string) bool {
+	return isPathWord(w) || len(w) == 4 && strings.EqualFold(w, "drop")
+}
+
+// mayStartWithWord reports whether a statement of s appears to start with
+// a word for which is is true: at the start of s or after a ';', after
+// white space and comments.
+func mayStartWithWord(s string, is func(string) bool) bool {
 	for i := 0; ; {
-		if startsWithPathWord(s, i) {
+		if firstWordIs(s, i, is) {
 			return true
 		}
 		j := strings.IndexByte(s[i:], ';')
 		if j < 0 {
-			break
+			return false
 		}
 		i += j + 1
 	}
-	return hasSetConfig(s)
 }
 
-// startsWithPathWord reports whether one of pathWords follows offset i
-// after white space and comments.
-func startsWithPathWord(s string, i int) bool {
+// firstWordIs reports whether the word following offset i after white
+// space and comments is one for which is is true.
+func firstWordIs(s string, i int, is func(string) bool) bool {
 	for i < len(s) {
 		switch c := s[i]; {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
@@ -136,15 +168,10 @@ func startsWithPathWord(s string, i int) bool {
 			i = skipBlockComment(s, i)
 		default:
 			j := i
-			for j < len(s) && isIdentCont(s[j]) {
+			for j < len(s) && j-i <= 8 && isIdentCont(s[j]) {
 				j++
 			}
-			for _, w := range pathWords {
-				if strings.EqualFold(s[i:j], w) {
-					return true
-				}
-			}
-			return false
+			return is(s[i:j])
 		}
 	}
 	return false

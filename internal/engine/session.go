@@ -89,7 +89,7 @@ const maxPlans = 256
 // Prepared is returned with it.
 func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) {
 	if !rewrite.HasTrigger(query) {
-		if s.cat != nil {
+		if s.cat != nil && rewrite.MaySessionStatement(s.eng.dialect, query) {
 			s.PathStatement(query)
 			if err := s.beforeSchemaDrop(ctx, query); err != nil {
 				return nil, s.Fail(ctx, err)

@@ -104,7 +104,10 @@ func (c *Connector) SetSearchPath(path string, schemas ...string) {
 
 // catalog answers seqshim's catalog queries (internal/engine's
 // searchpath.go), nil for other queries.
-func (c *Connector) catalog(query string, args []driver.NamedValue) *Rows {
+func (c *Connector) catalog(query string, args []driver.NamedValue) driver.Rows {
+	if !strings.Contains(query, "pg_catalog.") {
+		return nil
+	}
 	c.mu.Lock()
 	path, schemas := c.searchPath, c.schemas
 	c.mu.Unlock()
@@ -117,7 +120,7 @@ func (c *Connector) catalog(query string, args []driver.NamedValue) *Rows {
 	const user = "fake"
 	switch {
 	case strings.Contains(query, "current_setting('search_path')"):
-		return &Rows{cols: []string{"current_setting", "current_user"}, vals: []driver.Value{path, user}}
+		return &catalogRows{cols: []string{"current_setting", "current_user"}, vals: []driver.Value{path, user}}
 	case strings.Contains(query, "current_schemas(false)"):
 		first := ""
 		for _, s := range strings.Split(path, ",") {
@@ -130,13 +133,13 @@ func (c *Connector) catalog(query string, args []driver.NamedValue) *Rows {
 				break
 			}
 		}
-		return &Rows{cols: []string{"coalesce"}, vals: []driver.Value{first}}
+		return &catalogRows{cols: []string{"coalesce"}, vals: []driver.Value{first}}
 	case strings.Contains(query, "pg_namespace") && len(args) == 1:
 		n := "0"
 		if slices.Contains(schemas, args[0].Value.(string)) {
 			n = "1"
 		}
-		return &Rows{cols: []string{"count"}, vals: []driver.Value{n}}
+		return &catalogRows{cols: []string{"count"}, vals: []driver.Value{n}}
 	}
 	return nil
 }
@@ -323,12 +326,27 @@ type Result struct{}
 func (*Result) LastInsertId() (int64, error) { return 0, nil }
 func (*Result) RowsAffected() (int64, error) { return 1, nil }
 
-// Rows is one row: by default one int8 column "fake" holding 1.
-type Rows struct {
+// catalogRows is the one row of text values answering a catalog query.
+type catalogRows struct {
 	done bool
-	cols []string       // nil: "fake"
-	vals []driver.Value // the row, when cols is set
+	cols []string
+	vals []driver.Value
 }
+
+func (r *catalogRows) Columns() []string { return r.cols }
+func (r *catalogRows) Close() error      { return nil }
+
+func (r *catalogRows) Next(dest []driver.Value) error {
+	if r.done {
+		return io.EOF
+	}
+	r.done = true
+	copy(dest, r.vals)
+	return nil
+}
+
+// Rows is one row with one int8 column "fake" holding 1.
+type Rows struct{ done bool }
 
 var (
 	_ driver.RowsColumnTypeDatabaseTypeName = (*Rows)(nil)
@@ -341,12 +359,7 @@ var (
 
 var columns = []string{"fake"}
 
-func (r *Rows) Columns() []string {
-	if r.cols != nil {
-		return r.cols
-	}
-	return columns
-}
+func (r *Rows) Columns() []string { return columns }
 func (r *Rows) Close() error { return nil }
 
 func (r *Rows) Next(dest []driver.Value) error {
@@ -354,10 +367,6 @@ func (r *Rows) Next(dest []driver.Value) error {
 		return io.EOF
 	}
 	r.done = true
-	if r.cols != nil {
-		copy(dest, r.vals)
-		return nil
-	}
 	dest[0] = int64(1)
 	return nil
 }
