@@ -21,7 +21,6 @@ const (
 	RollsBackToSavepoint
 )
 
-
 // PathEffects returns what sql may do to the search_path: the union of its
 // statements' effects. Only the postgres dialect has a search_path. It errs
 // on the side of reporting a change (a set_config in a literal counts), and

@@ -360,7 +360,7 @@ var (
 var columns = []string{"fake"}
 
 func (r *Rows) Columns() []string { return columns }
-func (r *Rows) Close() error { return nil }
+func (r *Rows) Close() error      { return nil }
 
 func (r *Rows) Next(dest []driver.Value) error {
 	if r.done {
