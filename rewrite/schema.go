@@ -3,18 +3,21 @@ package rewrite
 import "strings"
 
 // SchemaDrop is a DROP SCHEMA statement: PostgreSQL drops the sequences of
-// the schemas with them (CASCADE) or refuses while there are any.
+// the schemas with them (CASCADE) or refuses while there are any. With
+// Rename, it is ALTER SCHEMA … RENAME TO instead, which moves them.
 type SchemaDrop struct {
 	Schemas  []string // as stored: unquoted identifiers folded to lower case
 	IfExists bool
 	Cascade  bool
+	Rename   bool // ALTER SCHEMA Schemas[0] RENAME TO …
 }
 
-// SchemaDrops returns the DROP SCHEMA statements of sql and the number of
-// statements of sql (postgres dialect only). A text in which no statement
-// starts with the word drop costs a scan without allocation.
+// SchemaDrops returns the DROP SCHEMA and ALTER SCHEMA … RENAME statements
+// of sql and the number of statements of sql (postgres dialect only). A
+// text in which no statement starts with the word drop or alter costs a
+// scan without allocation.
 func SchemaDrops(d Dialect, sql string) (drops []SchemaDrop, statements int) {
-	if d != Postgres || !mayStartWithWord(sql, isDrop) {
+	if d != Postgres || !mayStartWithWord(sql, isDropOrAlter) {
 		return nil, 0
 	}
 	l := lex(Postgres, sql)
@@ -24,6 +27,12 @@ func SchemaDrops(d Dialect, sql string) (drops []SchemaDrop, statements int) {
 	spans := split(l)
 	for _, sp := range spans {
 		toks := l.toks[sp.a:sp.b]
+		if len(toks) >= 4 && l.is(toks[0], "alter") && l.is(toks[1], "schema") && l.is(toks[3], "rename") {
+			if name, ok := identValue(l, toks[2]); ok {
+				drops = append(drops, SchemaDrop{Schemas: []string{name}, Rename: true})
+			}
+			continue
+		}
 		if len(toks) < 3 || !l.is(toks[0], "drop") || !l.is(toks[1], "schema") {
 			continue
 		}
@@ -69,4 +78,6 @@ func identValue(l *lexer, t token) (string, bool) {
 	return "", false
 }
 
-func isDrop(w string) bool { return len(w) == 4 && strings.EqualFold(w, "drop") }
+func isDropOrAlter(w string) bool {
+	return len(w) == 4 && strings.EqualFold(w, "drop") || len(w) == 5 && strings.EqualFold(w, "alter")
+}

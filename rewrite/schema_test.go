@@ -11,11 +11,13 @@ func TestSchemaDrops(t *testing.T) {
 		want string
 		n    int
 	}{
-		{"DROP SCHEMA tenant_7", "[{Schemas:[tenant_7] IfExists:false Cascade:false}]", 1},
-		{"drop schema if exists A, \"B\" cascade;", "[{Schemas:[a B] IfExists:true Cascade:true}]", 1},
-		{"DROP SCHEMA t RESTRICT; SELECT 1", "[{Schemas:[t] IfExists:false Cascade:false}]", 2},
-		{"/* x */ DROP SCHEMA t CASCADE", "[{Schemas:[t] IfExists:false Cascade:true}]", 1},
+		{"DROP SCHEMA tenant_7", "[{Schemas:[tenant_7] IfExists:false Cascade:false Rename:false}]", 1},
+		{"drop schema if exists A, \"B\" cascade;", "[{Schemas:[a B] IfExists:true Cascade:true Rename:false}]", 1},
+		{"DROP SCHEMA t RESTRICT; SELECT 1", "[{Schemas:[t] IfExists:false Cascade:false Rename:false}]", 2},
+		{"/* x */ DROP SCHEMA t CASCADE", "[{Schemas:[t] IfExists:false Cascade:true Rename:false}]", 1},
 		{"DROP TABLE t", "[]", 1},
+		{"ALTER SCHEMA T7 RENAME TO t9", "[{Schemas:[t7] IfExists:false Cascade:false Rename:true}]", 1},
+		{"ALTER SCHEMA t7 OWNER TO x", "[]", 1},
 		{"DROP SCHEMA", "[]", 1},
 		{"SELECT 'DROP SCHEMA t'", "[]", 0},
 	} {

@@ -100,7 +100,7 @@ func statementPathEffect(l *lexer, toks []token) PathEffect {
 
 // MaySessionStatement is the cheap test a front end makes of every text
 // before [PathEffects] and [SchemaDrops]: does a statement appear to start
-// with set, reset, discard, commit, end, rollback, abort, prepare or drop,
+// with set, reset, discard, commit, end, rollback, abort, prepare, drop or alter,
 // or does set_config appear anywhere? It does not allocate.
 func MaySessionStatement(d Dialect, sql string) bool {
 	return d == Postgres && (mayStartWithWord(sql, isSessionWord) || hasSetConfig(sql))
@@ -129,10 +129,8 @@ func isPathWord(w string) bool {
 	return false
 }
 
-// isSessionWord is isPathWord or drop.
-func isSessionWord(w string) bool {
-	return isPathWord(w) || len(w) == 4 && strings.EqualFold(w, "drop")
-}
+// isSessionWord is isPathWord or isDropOrAlter.
+func isSessionWord(w string) bool { return isPathWord(w) || isDropOrAlter(w) }
 
 // mayStartWithWord reports whether a statement of s appears to start with
 // a word for which is is true: at the start of s or after a ';', after

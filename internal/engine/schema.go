@@ -51,6 +51,9 @@ func (s *Session[A]) beforeSchemaDrop(ctx context.Context, query string) error {
 		if len(in) == 0 {
 			continue
 		}
+		if d.Rename {
+			return unsupported("seqshim: ALTER SCHEMA … RENAME of a schema holding store sequences is not supported: the store's sequences would keep the old schema; create the new schema, recreate the sequences there (seqctl create, setval), then drop the old one")
+		}
 		if !d.Cascade {
 			schema, _ := sequence.SplitName(in[0])
 			if err := s.schemaExists(ctx, schema); err != nil {

@@ -42,6 +42,8 @@ func TestSchemaDrop(t *testing.T) {
 		{"DROP SCHEMA t7 CASCADE; SELECT 1", 'I', "0A000"},
 		{"DROP SCHEMA t7 CASCADE", 'T', "0A000"},
 		{"DROP SCHEMA other", 'I', ""},
+		{"ALTER SCHEMA t7 RENAME TO t9", 'I', "0A000"},
+		{"ALTER SCHEMA other RENAME TO t9", 'I', ""},
 	} {
 		db.status = tc.status
 		if _, err := s.Plan(ctx, tc.sql); code(err) != tc.code {
