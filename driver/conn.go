@@ -94,6 +94,9 @@ func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 		return nil, engineErr(err)
 	}
 	if p == nil {
+		if c.sess.DropsSchema(query) {
+			return nil, errPrepareSchemaDrop
+		}
 		st, err := c.prepareInner(ctx, query)
 		if err == nil && c.sess.Engine().Discards(query) {
 			st = &discardStmt{Stmt: st, c: c}

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // innerCatalog is the engine's view of the inner connection's settings and
@@ -59,6 +60,11 @@ func (ic innerCatalog) QueryRow(ctx context.Context, sql string, args ...string)
 	}
 	return row, nil
 }
+
+// errPrepareSchemaDrop refuses to prepare DROP SCHEMA … CASCADE of a
+// schema with store sequences, which must be dropped after each execution.
+var errPrepareSchemaDrop = &pgconn.PgError{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: "0A000",
+	Message: "seqshim: DROP SCHEMA … CASCADE of a schema holding store sequences cannot be prepared: execute it directly"}
 
 // pathTx is the inner driver's transaction: its end may undo a change of
 // the search_path, which the session then learns again. A connection has

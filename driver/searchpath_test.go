@@ -161,3 +161,31 @@ func TestSearchPathSameString(t *testing.T) {
 		t.Errorf("SET then qualified nextval: %v", err)
 	}
 }
+
+// TestDropSchemaCascade: the store's sequences of a schema go after the
+// database dropped it; preparing the statement is refused.
+func TestDropSchemaCascade(t *testing.T) {
+	fs := newFakeSetup(t)
+	ctx := context.Background()
+	spec, pos, _ := sequence.Clauses{}.Create()
+	if err := fs.store.Create(ctx, "t7.a", spec, pos); err != nil {
+		t.Fatal(err)
+	}
+	fs.fake.SetSearchPath("", "public", "t7")
+	c, _ := fs.connect(t)
+	if _, err := c.PrepareContext(ctx, "DROP SCHEMA t7 CASCADE"); pgCode(err) != "0A000" {
+		t.Errorf("prepare: %v, want 0A000", err)
+	}
+	if _, err := c.ExecContext(ctx, "DROP SCHEMA t7", nil); pgCode(err) != "2BP01" {
+		t.Errorf("DROP SCHEMA t7: %v, want 2BP01", err)
+	}
+	if _, err := c.ExecContext(ctx, "DROP SCHEMA t7 CASCADE", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.store.Describe(ctx, "t7.a"); err == nil {
+		t.Error("t7.a is still in the store")
+	}
+	if q := statementsSent(fs); len(q) != 1 || q[0] != "DROP SCHEMA t7 CASCADE" {
+		t.Errorf("sent %q, want the CASCADE only", q)
+	}
+}

@@ -64,6 +64,6 @@
 //   - A session's resolution of an unqualified name is kept until its
 //     search_path changes or its engine applies sequence DDL: a sequence
 //     another process (or engine) creates in an earlier schema of the path
-//     is not seen before then. A change of the path made inside a function,
-//     or by a prepared DROP SCHEMA … CASCADE, is not seen.
+//     is not seen before then. A change of the path made inside a function
+//     is not seen.
 package engine
