@@ -10,7 +10,8 @@ type PathEffect uint8
 const (
 	// ChangesPath: SET, SET LOCAL or RESET of search_path (SET SCHEMA
 	// too), of role or session authorization (which "$user" follows),
-	// RESET ALL, DISCARD ALL, or a call of set_config anywhere.
+	// RESET ALL, DISCARD ALL, a call of set_config anywhere, or CREATE,
+	// DROP or ALTER SCHEMA (the effective path has the schemas that exist).
 	ChangesPath PathEffect = 1 << iota
 	// EndsTransaction: COMMIT, END, ROLLBACK, ABORT or PREPARE
 	// TRANSACTION, which end SET LOCAL, and undo a SET of a transaction
@@ -77,6 +78,10 @@ func statementPathEffect(l *lexer, toks []token) PathEffect {
 		if word(1, "all") {
 			return ChangesPath
 		}
+	case word(0, "create", "drop", "alter"):
+		if word(1, "schema") {
+			return ChangesPath // the path's schemas that exist change
+		}
 	case word(0, "commit", "end", "abort"):
 		if word(0, "commit") && word(1, "prepared") {
 			return 0 // another session's transaction
@@ -100,7 +105,8 @@ func statementPathEffect(l *lexer, toks []token) PathEffect {
 
 // MaySessionStatement is the cheap test a front end makes of every text
 // before [PathEffects] and [SchemaDrops]: does a statement appear to start
-// with set, reset, discard, commit, end, rollback, abort, prepare, drop or alter,
+// with set, reset, discard, commit, end, rollback, abort, prepare, create,
+// drop or alter,
 // or does set_config appear anywhere? It does not allocate.
 func MaySessionStatement(d Dialect, sql string) bool {
 	return d == Postgres && (mayStartWithWord(sql, isSessionWord) || hasSetConfig(sql))
@@ -118,19 +124,20 @@ func isPathWord(w string) bool {
 	case 3:
 		return strings.EqualFold(w, "set") || strings.EqualFold(w, "end")
 	case 5:
-		return strings.EqualFold(w, "reset") || strings.EqualFold(w, "abort")
+		return strings.EqualFold(w, "reset") || strings.EqualFold(w, "abort") || strings.EqualFold(w, "alter")
 	case 6:
-		return strings.EqualFold(w, "commit")
+		return strings.EqualFold(w, "commit") || strings.EqualFold(w, "create")
 	case 7:
 		return strings.EqualFold(w, "discard") || strings.EqualFold(w, "prepare")
 	case 8:
 		return strings.EqualFold(w, "rollback")
 	}
-	return false
+	return len(w) == 4 && strings.EqualFold(w, "drop")
 }
 
-// isSessionWord is isPathWord or isDropOrAlter.
-func isSessionWord(w string) bool { return isPathWord(w) || isDropOrAlter(w) }
+// isSessionWord is what MaySessionStatement looks for: isPathWord covers
+// DROP SCHEMA too.
+func isSessionWord(w string) bool { return isPathWord(w) }
 
 // mayStartWithWord reports whether a statement of s appears to start with
 // a word for which is is true: at the start of s or after a ';', after

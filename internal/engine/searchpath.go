@@ -13,15 +13,19 @@ import (
 
 // PostgreSQL resolves a sequence name written without a schema through the
 // session's search_path: the first schema of the path that has a relation
-// of that name, after the implicit pg_catalog; and creates one in the
-// first schema of the path that exists. A session learns the path with one
-// query ([Catalog]) before the first name it resolves, and again only
-// after a statement that may have changed it (rewrite.PathEffects) or the
-// end of a transaction that ran one: SET is transactional. Resolving a
-// name reads the store (the store is the source of truth: the database may
-// hold no sequences), once per name until the path changes or this
-// engine applies sequence DDL; a repeated nextval of an unqualified name
-// costs a map lookup, and nothing reaches the database.
+// of that name, after the implicit pg_catalog, skipping schemas that do not
+// exist; and creates one in the first schema of the path that exists. A
+// session learns its effective path (current_schemas: "$user" replaced,
+// missing schemas left out) with one query ([Catalog]) when the connection
+// opens, and again only after a statement that may have changed it
+// (rewrite.PathEffects: SET, RESET, SET ROLE, CREATE/DROP/ALTER SCHEMA, …)
+// or the end of a transaction that ran one: SET is transactional.
+// Resolving a name reads the store (the store is the source of truth: the
+// database may hold no sequences), once per name until the path changes or
+// this engine applies sequence DDL, and not at all when the path is public
+// alone (the default "$user", public without a schema of the user's name);
+// a repeated nextval of an unqualified name costs a map lookup, and nothing
+// reaches the database.
 
 // Catalog is how a session reads its database session's settings and
 // catalog, for name resolution: a front end provides it over the same
@@ -33,10 +37,12 @@ type Catalog interface {
 	QueryRow(ctx context.Context, sql string, args ...string) ([]string, error)
 }
 
-// The catalog queries. pathQuery's $user is current_user, as in
-// PostgreSQL's namespace.c (SET ROLE changes it).
+// The catalog queries. pathQuery is the effective path as a search_path
+// setting: the schemas of current_schemas(false), which PostgreSQL's
+// namespace.c computes ("$user" is current_user; schemas that do not exist,
+// or that the user may not use, are left out).
 const (
-	pathQuery     = "SELECT pg_catalog.current_setting('search_path'), current_user::text"
+	pathQuery     = "SELECT coalesce(pg_catalog.string_agg(pg_catalog.quote_ident(s), ',' ORDER BY i), '') FROM pg_catalog.unnest(pg_catalog.current_schemas(false)) WITH ORDINALITY AS u(s, i)"
 	creationQuery = "SELECT coalesce((pg_catalog.current_schemas(false))[1]::text, '')"
 	schemaQuery   = "SELECT count(*)::text FROM pg_catalog.pg_namespace WHERE nspname = $1"
 )
@@ -51,7 +57,7 @@ const (
 type searchPath struct {
 	known   bool     // schemas is the path in effect
 	touched bool     // the path may have changed since the last transaction end
-	schemas []string // where to look for an unqualified name, in order: the path's schemas, "$user" replaced, pg_catalog and pg_temp left out
+	schemas []string // where to look for an unqualified name, in order: the path's existing schemas, pg_catalog and pg_temp left out
 	trivial bool     // schemas is just public: nothing to resolve
 
 	resolved map[string]string // unqualified canonical name → the sequence it names
@@ -114,16 +120,16 @@ func (s *Session[A]) LearnPath(ctx context.Context) error {
 	return s.learnPath(ctx)
 }
 
-// learnPath reads the session's search_path and current_user.
+// learnPath reads the session's effective search_path.
 func (s *Session[A]) learnPath(ctx context.Context) error {
 	row, err := s.cat.QueryRow(ctx, pathQuery)
 	if err != nil {
 		return err
 	}
-	if len(row) != 2 {
-		return fmt.Errorf("seqshim: reading the search_path: got %d columns, want 2", len(row))
+	if len(row) != 1 {
+		return fmt.Errorf("seqshim: reading the search_path: got %d columns, want 1", len(row))
 	}
-	s.path.schemas = pathSchemas(row[0], row[1])
+	s.path.schemas = pathSchemas(row[0], "")
 	s.path.trivial = len(s.path.schemas) == 1 && s.path.schemas[0] == sequence.DefaultSchema
 	s.path.known = true
 	clear(s.path.resolved)
@@ -132,10 +138,8 @@ func (s *Session[A]) learnPath(ctx context.Context) error {
 
 // pathSchemas are the schemas a search_path setting names for lookup, in
 // order, without repeats: "$user" is user, pg_catalog (which holds no store
-// sequence: seqshim creates none there) and pg_temp (likewise) are left
-// out. A schema the database does not have stays: it has no store sequence
-// either, unless another process created one beside a schema it dropped.
-// A malformed setting (which PostgreSQL would not accept) names none.
+// sequence: seqshim creates none there) and temporary schemas (likewise)
+// are left out. A malformed setting names none.
 func pathSchemas(setting, user string) []string {
 	names, _ := sequence.SplitIdentifiers(setting)
 	out := make([]string, 0, len(names))

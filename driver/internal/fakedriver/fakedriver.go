@@ -119,19 +119,23 @@ func (c *Connector) catalog(query string, args []driver.NamedValue) driver.Rows 
 	}
 	const user = "fake"
 	switch {
-	case strings.Contains(query, "current_setting('search_path')"):
-		return &catalogRows{cols: []string{"current_setting", "current_user"}, vals: []driver.Value{path, user}}
 	case strings.Contains(query, "current_schemas(false)"):
-		first := ""
+		var existing []string
 		for _, s := range strings.Split(path, ",") {
 			s = strings.Trim(strings.TrimSpace(s), `"`)
 			if s == "$user" {
 				s = user
 			}
 			if slices.Contains(schemas, s) {
-				first = s
-				break
+				existing = append(existing, s)
 			}
+		}
+		if strings.Contains(query, "string_agg") { // the effective path
+			return &catalogRows{cols: []string{"coalesce"}, vals: []driver.Value{strings.Join(existing, ",")}}
+		}
+		first := "" // the schema to create in
+		if len(existing) > 0 {
+			first = existing[0]
 		}
 		return &catalogRows{cols: []string{"coalesce"}, vals: []driver.Value{first}}
 	case strings.Contains(query, "pg_namespace") && len(args) == 1:
