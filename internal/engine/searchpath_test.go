@@ -111,6 +111,24 @@ func TestResolve(t *testing.T) {
 		t.Errorf("%d catalog queries, want 1 (the path, once)", got)
 	}
 
+	// Resolving costs no allocation once resolved: as many as a qualified
+	// name.
+	ctxb := context.Background()
+	allocs := func(query string) float64 {
+		p, err := s.Plan(ctxb, query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return testing.AllocsPerRun(100, func() {
+			if _, err := s.Evaluate(ctxb, p, nil); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if q, u := allocs("SELECT nextval('t7.s')"), allocs("SELECT nextval('s')"); u != q {
+		t.Errorf("nextval('s') allocates %v times, nextval('t7.s') %v", u, q)
+	}
+
 	// Another session of the engine creates public.u, then this one t7.u:
 	// DDL makes resolutions stale.
 	if _, _, err := run(t, s, "CREATE SEQUENCE public.u START 5"); err != nil {
