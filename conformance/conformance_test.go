@@ -90,6 +90,27 @@ var targets = []target{
 	}},
 }
 
+// withParams adds the parameters of a URL query to a postgres:// URL.
+func withParams(t *testing.T, dbURL, params string) string {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add, err := url.ParseQuery(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	for k, vs := range add {
+		for _, v := range vs {
+			q.Add(k, v)
+		}
+	}
+	// pgx reads a + in a URL as a +: spaces as %20.
+	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
+	return u.String()
+}
+
 // withStore adds seqshim.store to a postgres:// URL.
 func withStore(t *testing.T, dbURL, store string) string {
 	u, err := url.Parse(dbURL)
@@ -197,7 +218,10 @@ func run(t *testing.T, driverName, dsn string, sc *conformance.Scenario) conform
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	tr, err := conformance.Run(ctx, db, sc)
+	open := func(params string) (*sql.DB, error) {
+		return sql.Open(driverName, withParams(t, dsn, params))
+	}
+	tr, err := conformance.RunOpen(ctx, db, open, sc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,6 +59,9 @@
 //   - session=NAME: the session (a connection pinned with sql.DB.Conn) the
 //     step runs on; default "a". Sessions open at their first step, so two
 //     sessions show per-session currval and lastval.
+//   - dsn=PARAMS: the session opens with PARAMS, a URL query such as
+//     options=-c%20search_path%3Dapp, added to the target's DSN (on a
+//     database handle of its own); only on a session's first step.
 //   - mode=simple|exec|describe|cache_statement|cache_describe: the pgx
 //     QueryExecMode, passed as the first argument.
 //   - per-row or per-row=COL,…: the statement calls a sequence function once

@@ -22,7 +22,17 @@ type Transcript []string
 // part of the transcript, not an error: Run returns an error only when ctx
 // ends or a session cannot be opened.
 func Run(ctx context.Context, db *sql.DB, sc *Scenario) (Transcript, error) {
-	r := &runner{db: db, sessions: map[string]*session{}}
+	return RunOpen(ctx, db, nil, sc)
+}
+
+// Opener opens a database handle on the same target with parameters
+// added to its DSN (a URL query: a step's dsn=).
+type Opener func(params string) (*sql.DB, error)
+
+// RunOpen is [Run] for scenarios with dsn= steps: a session whose first
+// step has dsn= opens on a handle of its own from open, closed by RunOpen.
+func RunOpen(ctx context.Context, db *sql.DB, open Opener, sc *Scenario) (Transcript, error) {
+	r := &runner{db: db, open: open, sessions: map[string]*session{}}
 	defer r.close()
 	var tr Transcript
 	for i := range sc.Steps {
@@ -30,7 +40,7 @@ func Run(ctx context.Context, db *sql.DB, sc *Scenario) (Transcript, error) {
 			return tr, err
 		}
 		st := &sc.Steps[i]
-		s, err := r.session(ctx, st.Session)
+		s, err := r.session(ctx, st.Session, st.DSN)
 		if err != nil {
 			return tr, fmt.Errorf("%s:%d: open session %s: %w", sc.Path, st.Line, st.Session, err)
 		}
@@ -41,8 +51,10 @@ func Run(ctx context.Context, db *sql.DB, sc *Scenario) (Transcript, error) {
 
 type runner struct {
 	db       *sql.DB
+	open     Opener
 	sessions map[string]*session
 	order    []*session
+	dbs      []*sql.DB // opened for dsn= sessions
 }
 
 type session struct {
@@ -51,11 +63,25 @@ type session struct {
 	stmts map[string]*sql.Stmt
 }
 
-func (r *runner) session(ctx context.Context, name string) (*session, error) {
+func (r *runner) session(ctx context.Context, name, dsn string) (*session, error) {
 	if s := r.sessions[name]; s != nil {
+		if dsn != "" {
+			return nil, errors.New("dsn= on a step of a session already open")
+		}
 		return s, nil
 	}
-	c, err := r.db.Conn(ctx)
+	db := r.db
+	if dsn != "" {
+		if r.open == nil {
+			return nil, errors.New("dsn= needs an Opener (RunOpen)")
+		}
+		var err error
+		if db, err = r.open(dsn); err != nil {
+			return nil, err
+		}
+		r.dbs = append(r.dbs, db)
+	}
+	c, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +100,9 @@ func (r *runner) close() {
 			_ = st.Close()
 		}
 		_ = s.conn.Close()
+	}
+	for _, db := range r.dbs {
+		_ = db.Close()
 	}
 }
 

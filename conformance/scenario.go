@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -54,7 +55,12 @@ type Step struct {
 	Mode    string // pgx query execution mode (mode=), "" for pgx's default
 	// ReadOnly is begin's readonly flag: sql.TxOptions{ReadOnly: true}.
 	ReadOnly bool
-	Args     []any // bind arguments (args …)
+	// DSN are parameters added to the target's DSN for the step's session
+	// (dsn=, a URL query such as options=-c%20search_path%3Dapp): it opens
+	// on a database handle of its own. Only a session's first step may
+	// have them.
+	DSN  string
+	Args []any // bind arguments (args …)
 	// PerRow marks a statement PostgreSQL evaluates once per row. seqshim
 	// may reject it with 0A000 or give distinct values, never one value for
 	// many rows; PerRowCols names the columns that must be distinct (all
@@ -195,6 +201,11 @@ func parseVerbLine(line string) (Step, error) {
 			st.Session = val
 		case key == "stmt" && val != "":
 			st.Stmt = val
+		case key == "dsn" && val != "":
+			if _, err := url.ParseQuery(val); err != nil {
+				return Step{}, fmt.Errorf("dsn=%s: %v", val, err)
+			}
+			st.DSN = val
 		case key == "mode":
 			if _, ok := execModes[val]; !ok {
 				return Step{}, fmt.Errorf("unknown mode %q (want simple, exec, describe, cache_statement or cache_describe)", val)

@@ -30,6 +30,8 @@ type conn struct {
 	validator driver.Validator
 
 	ownConnector bool // opened by Driver.Open: Close closes the Connector too
+
+	tracksPath bool // the session resolves names through the search_path
 }
 
 // Compile-time checks: every optional interface pgx's connection implements,
@@ -63,6 +65,13 @@ func newConn(c *Connector, eng *engine.Engine, inner driver.Conn) *conn {
 		db = engine.PgConn(pc.Conn().PgConn())
 	}
 	cn.sess = engine.NewSession[namedArgs](eng, db)
+	if eng.Dialect() == rewrite.Postgres {
+		// Unqualified names resolve through the search_path, which the
+		// session reads with queries of its own on this connection.
+		_, isPgx := inner.(interface{ Conn() *pgx.Conn })
+		cn.sess.SetCatalog(innerCatalog{c: cn, pgx: isPgx})
+		cn.tracksPath = true
+	}
 	return cn
 }
 
@@ -83,10 +92,16 @@ func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 	if err != nil {
 		return nil, engineErr(err)
 	}
+	if c.sess.DropsSchema(query) {
+		return nil, errPrepareSchemaDrop
+	}
 	if p == nil {
 		st, err := c.prepareInner(ctx, query)
 		if err == nil && c.sess.Engine().Discards(query) {
 			st = &discardStmt{Stmt: st, c: c}
+		}
+		if err == nil && c.sess.AffectsPath(query) {
+			st = &pathStmt{Stmt: st, c: c, query: query}
 		}
 		return st, err
 	}
@@ -147,6 +162,9 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		res, err := c.execer.ExecContext(ctx, query, args)
 		if err == nil {
 			c.sess.AfterPassThrough(query)
+			if err := c.sess.AfterDatabase(ctx, query); err != nil {
+				return nil, err
+			}
 		}
 		return res, err
 	}
@@ -167,6 +185,13 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		}
 		if c.queryer == nil {
 			return nil, driver.ErrSkip // database/sql prepares instead
+		}
+		if c.sess.DropsSchema(query) {
+			// Run to completion before the store's drops.
+			if _, err := c.ExecContext(ctx, query, args); err != nil {
+				return nil, err
+			}
+			return &localRows{}, nil
 		}
 		rows, err := c.queryer.QueryContext(ctx, query, args)
 		if err == nil {

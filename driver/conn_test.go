@@ -471,7 +471,7 @@ func TestDDL(t *testing.T) {
 	t.Run("store", func(t *testing.T) {
 		fs := newFakeSetup(t)
 		c, _ := fs.connect(t)
-		before := fs.fake.Rec.Calls()
+		before, sentBefore := fs.fake.Rec.Calls(), len(statementsSent(fs))
 		steps := []string{
 			"CREATE SEQUENCE o START 10 INCREMENT BY 5",
 			"CREATE SEQUENCE IF NOT EXISTS o",
@@ -524,8 +524,9 @@ func TestDDL(t *testing.T) {
 		if _, err := c.ExecContext(ctx, "DROP SEQUENCE IF EXISTS o", nil); err != nil {
 			t.Errorf("DROP IF EXISTS: %v", err)
 		}
-		if after := fs.fake.Rec.Calls(); after != before {
-			t.Errorf("DDL reached the database with ddl=store: %+v → %+v", before, after)
+		// Only seqshim's catalog queries (the schema to create in) did.
+		if after := fs.fake.Rec.Calls(); after.Exec != before.Exec || after.Prepare != before.Prepare || len(statementsSent(fs)) != sentBefore {
+			t.Errorf("DDL reached the database with ddl=store: %+v → %+v, %q", before, after, statementsSent(fs))
 		}
 	})
 	t.Run("both", func(t *testing.T) {

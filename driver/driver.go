@@ -200,7 +200,15 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newConn(c, eng, ic), nil
+	cn := newConn(c, eng, ic)
+	if cn.tracksPath {
+		// One query now, so that no sequence call pays for it.
+		if err := cn.sess.LearnPath(ctx); err != nil {
+			ic.Close()
+			return nil, err
+		}
+	}
+	return cn, nil
 }
 
 // Cache returns the cache this Connector's connections draw values from, or

@@ -41,6 +41,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer conn.Close()
+	before := inner.Rec.Calls().Query
 	for range 3 {
 		var id int64
 		if err := conn.QueryRowContext(ctx, "SELECT nextval('orders_seq')").Scan(&id); err != nil {
@@ -53,7 +54,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println("currval", cur)
-	fmt.Println("inner driver queries:", inner.Rec.Calls().Query)
+	fmt.Println("inner driver queries:", inner.Rec.Calls().Query-before)
 	// Output:
 	// nextval 1000
 	// nextval 1001

@@ -34,6 +34,7 @@ func TestLocalForms(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := newFakeSetup(t)
 			c, _ := fs.connect(t)
+			before := fs.fake.Rec.Calls().Query // the search_path, read at connect
 			rows, err := c.QueryContext(context.Background(), tt.query, named(tt.args...))
 			if err != nil {
 				t.Fatal(err)
@@ -44,7 +45,7 @@ func TestLocalForms(t *testing.T) {
 			if got := fmt.Sprint(readAll(t, rows)); got != tt.want {
 				t.Errorf("rows %s, want %s", got, tt.want)
 			}
-			if n := fs.fake.Rec.Calls().Query; n != 0 {
+			if n := fs.fake.Rec.Calls().Query - before; n != 0 {
 				t.Errorf("%d queries reached the inner driver", n)
 			}
 		})
@@ -78,7 +79,7 @@ func TestMultiStatement(t *testing.T) {
 		if got := fmt.Sprint(readAll(t, rows)); got != "[[1]]" {
 			t.Errorf("rows %s", got)
 		}
-		q := fs.fake.Rec.Queries()
+		q := statementsSent(fs)
 		if len(q) != 1 || strings.TrimSpace(q[0]) != "UPDATE t SET x = 1" {
 			t.Errorf("database got %q, want the UPDATE only", q)
 		}
@@ -89,7 +90,7 @@ func TestMultiStatement(t *testing.T) {
 		if _, err := c.ExecContext(ctx, "INSERT INTO t VALUES (nextval('s')); SELECT currval('s')", nil); err != nil {
 			t.Fatal(err)
 		}
-		q := fs.fake.Rec.Queries()
+		q := statementsSent(fs)
 		if len(q) != 1 || !strings.Contains(q[0], "(1::int8)") || strings.Contains(q[0], "currval") {
 			t.Errorf("database got %q", q)
 		}
@@ -103,7 +104,7 @@ func TestMultiStatement(t *testing.T) {
 		if _, err := c.ExecContext(ctx, "CREATE SEQUENCE m START 7; CREATE TABLE u (id bigint); INSERT INTO u VALUES (nextval('m'))", nil); err != nil {
 			t.Fatal(err)
 		}
-		q := fs.fake.Rec.Queries()
+		q := statementsSent(fs)
 		if len(q) != 1 || strings.Contains(q[0], "SEQUENCE") || !strings.Contains(q[0], "(7::int8)") {
 			t.Errorf("database got %q", q)
 		}
@@ -236,12 +237,13 @@ func TestDDLKeepsCachedValues(t *testing.T) {
 
 func TestDropErrors(t *testing.T) {
 	fs := newFakeSetup(t)
+	fs.fake.SetSearchPath("", "public", "app")
 	c, _ := fs.connect(t)
 	ctx := context.Background()
 	tests := []struct{ query, want string }{
 		{"DROP SEQUENCE missing", `sequence "missing" does not exist`},
 		{"DROP SEQUENCE s, missing", `sequence "missing" does not exist`},
-		{"DROP SEQUENCE app.missing", `sequence "app.missing" does not exist`},
+		{"DROP SEQUENCE app.missing", `sequence "app.missing" does not exist`}, // schema app exists
 	}
 	for _, tt := range tests {
 		_, err := c.ExecContext(ctx, tt.query, nil)

@@ -23,6 +23,7 @@ var _ driver.Tx = (*tx)(nil)
 // back, and if the database does not commit, the store is put back.
 func (t *tx) Commit() error {
 	ctx := context.Background()
+	t.c.sess.TransactionEnded() // a SET LOCAL of the search_path ends with it
 	return t.c.sess.Commit(ctx,
 		func(context.Context) error { return t.inner.Commit() },
 		func(context.Context) error { return t.inner.Rollback() })
@@ -30,6 +31,7 @@ func (t *tx) Commit() error {
 
 // Rollback rolls the inner transaction back; the DDL held goes.
 func (t *tx) Rollback() error {
+	t.c.sess.TransactionEnded()
 	return t.c.sess.Rollback(context.Background(), func(context.Context) error { return t.inner.Rollback() })
 }
 

@@ -324,7 +324,7 @@ func (s *stmt) callAt(i int) (found, bool) {
 			return found{}, false
 		}
 		f := s.newFound(Nextval, i, parts[len(parts)-1]+1, "nextval")
-		f.call.Name, f.err = s.identName(parts)
+		f.call.Name, f.call.Unqualified, f.err = s.identName(parts)
 		return f, true
 	}
 	// [pg_catalog.]func(args)
@@ -348,7 +348,7 @@ func (s *stmt) callAt(i int) (found, bool) {
 		}
 		if fn != 0 && !s.punct(last+1, '(') && !s.punct(last+1, '.') {
 			f := s.newFound(fn, i, last+1, fn.String())
-			f.call.Name, f.err = s.identName(parts[:len(parts)-1])
+			f.call.Name, f.call.Unqualified, f.err = s.identName(parts[:len(parts)-1])
 			return f, true
 		}
 	}
@@ -397,7 +397,7 @@ func (s *stmt) funcCall(fn Func, i, j int) (found, bool) {
 	if s.isNull(args[0]) {
 		call.Null = true
 	} else {
-		call.Name, call.NameArg, f.err = s.nameOperand(args[0])
+		call.Name, call.Unqualified, call.NameArg, f.err = s.nameOperand(args[0])
 	}
 	if f.err != nil || fn != Setval {
 		return f, true
@@ -461,9 +461,9 @@ var intTypes = []string{"int8", "bigint", "int4", "integer", "int", "int2", "sma
 // nameOperand reads a sequence name argument: a string literal or a bind
 // parameter (optionally cast to regclass or text), or in MySQL and SQLite an
 // identifier.
-func (s *stmt) nameOperand(a [2]int) (name string, arg int, err error) {
-	bad := func() (string, int, error) {
-		return "", -1, unsupported("the sequence name in %s must be a string literal or a bind parameter", s.src(a[0], a[1]))
+func (s *stmt) nameOperand(a [2]int) (name string, unqualified bool, arg int, err error) {
+	bad := func() (string, bool, int, error) {
+		return "", false, -1, unsupported("the sequence name in %s must be a string literal or a bind parameter", s.src(a[0], a[1]))
 	}
 	t := s.tok(a[0])
 	switch {
@@ -472,24 +472,24 @@ func (s *stmt) nameOperand(a [2]int) (name string, arg int, err error) {
 		if !ok {
 			return bad()
 		}
-		name, err := sequence.ParseName(v)
-		return name, -1, err
+		name, qualified, err := sequence.ParseRelation(v)
+		return name, !qualified, -1, err
 	case t.kind == tParam && s.casts(a[0]+1, a[1], nameTypes...):
-		return "", t.arg, nil
+		return "", false, t.arg, nil
 	case s.l.d != Postgres && s.isName(a[0]):
 		parts := s.chain(a[0])
 		if parts[len(parts)-1]+1 != a[1] {
 			return bad()
 		}
-		name, err := s.identName(parts)
-		return name, -1, err
+		name, unqualified, err := s.identName(parts)
+		return name, unqualified, -1, err
 	}
 	return bad()
 }
 
 // identName canonicalises a dotted name lexed from SQL text, by the same
-// regclass rules as a string literal.
-func (s *stmt) identName(parts []int) (string, error) {
+// regclass rules as a string literal, and reports whether it has no schema.
+func (s *stmt) identName(parts []int) (string, bool, error) {
 	var b strings.Builder
 	for k, p := range parts {
 		if k > 0 {
@@ -511,12 +511,13 @@ func (s *stmt) identName(parts []int) (string, error) {
 		default: // U&"…"
 			var ok bool
 			if v, ok = unescapeUnicode(strings.ReplaceAll(txt[3:len(txt)-1], `""`, `"`)); !ok {
-				return "", unsupported("cannot read the sequence name %s", txt)
+				return "", false, unsupported("cannot read the sequence name %s", txt)
 			}
 		}
 		b.WriteString(`"` + strings.ReplaceAll(v, `"`, `""`) + `"`)
 	}
-	return sequence.ParseName(b.String())
+	name, qualified, err := sequence.ParseRelation(b.String())
+	return name, !qualified, err
 }
 
 // intOperand reads an integer constant (optionally signed, or a string

@@ -135,7 +135,7 @@ func (s *stmt) catalog() *Catalog {
 		if parts == nil || len(parts) > 2 {
 			return nil
 		}
-		name, err := s.identName(parts)
+		name, _, err := s.identName(parts)
 		if err != nil {
 			return nil
 		}
@@ -164,11 +164,11 @@ func (s *stmt) alterTable() *Catalog {
 		if s.punct(j, '*') {
 			j++
 		}
-		name, err := s.identName(parts)
+		name, _, err := s.identName(parts)
 		switch {
 		case err != nil:
 		case s.is(j, "rename") && s.is(j+1, "to") && s.isName(j+2) && j+3 == len(s.toks):
-			to, err := s.identName([]int{j + 2})
+			to, _, err := s.identName([]int{j + 2})
 			if err == nil {
 				c.Action, c.Names = "RENAME TO", []string{name}
 				c.RenameTo = renamed(name, to)
@@ -204,7 +204,7 @@ func (s *stmt) grant() *Catalog {
 			if parts == nil || len(parts) > 2 {
 				return nil
 			}
-			name, err := s.identName(parts)
+			name, _, err := s.identName(parts)
 			if err != nil {
 				return nil
 			}

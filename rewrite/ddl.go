@@ -70,11 +70,12 @@ func (s *stmt) parseDDL(d *DDL) (*DDL, error) {
 		}
 	}
 	for {
-		name, next, err := s.ddlName(i)
+		name, unqualified, next, err := s.ddlName(i)
 		if err != nil {
 			return nil, err
 		}
 		d.Names = append(d.Names, name)
+		d.Unqualified = append(d.Unqualified, unqualified)
 		i = next
 		if d.Op != Drop || !s.punct(i, ',') {
 			break
@@ -100,7 +101,7 @@ func (s *stmt) parseDDL(d *DDL) (*DDL, error) {
 			if i+3 != len(s.toks) {
 				return nil, s.syntaxAt(i + 3)
 			}
-			to, err := s.identName([]int{i + 2})
+			to, _, err := s.identName([]int{i + 2})
 			if err != nil {
 				return nil, err
 			}
@@ -125,18 +126,18 @@ func (s *stmt) parseDDL(d *DDL) (*DDL, error) {
 }
 
 // ddlName reads a qualified sequence name at token i.
-func (s *stmt) ddlName(i int) (string, int, error) {
+func (s *stmt) ddlName(i int) (string, bool, int, error) {
 	parts := s.chain(i)
 	switch {
 	case parts == nil:
-		return "", i, s.syntaxAt(i)
+		return "", false, i, s.syntaxAt(i)
 	case len(parts) > 3:
-		return "", i, syntaxErr("improper qualified name (too many dotted names): %s", s.plainName(parts))
+		return "", false, i, syntaxErr("improper qualified name (too many dotted names): %s", s.plainName(parts))
 	case len(parts) == 3:
-		return "", i, unsupported("cross-database references are not implemented: %s", s.plainName(parts))
+		return "", false, i, unsupported("cross-database references are not implemented: %s", s.plainName(parts))
 	}
-	name, err := s.identName(parts)
-	return name, parts[len(parts)-1] + 1, err
+	name, unqualified, err := s.identName(parts)
+	return name, unqualified, parts[len(parts)-1] + 1, err
 }
 
 // plainName joins name parts as PostgreSQL's NameListToString does.

@@ -16,34 +16,34 @@ func TestDDL(t *testing.T) {
 		sql  string
 		want DDL
 	}{
-		{Postgres, "CREATE SEQUENCE s", DDL{Op: Create, Names: []string{"s"}}},
-		{Postgres, "create sequence Public.S;", DDL{Op: Create, Names: []string{"s"}}},
+		{Postgres, "CREATE SEQUENCE s", DDL{Op: Create, Names: []string{"s"}, Unqualified: []bool{true}}},
+		{Postgres, "create sequence Public.S;", DDL{Op: Create, Names: []string{"s"}, Unqualified: []bool{false}}},
 		{Postgres, `CREATE SEQUENCE IF NOT EXISTS "S" AS integer INCREMENT BY 2 MINVALUE 1 MAXVALUE 100 START WITH 5 CACHE 10 CYCLE OWNED BY t.id`,
-			DDL{Op: Create, Names: []string{`"S"`}, IfNotExists: true, OwnedBy: "t.id", Clauses: sequence.Clauses{
+			DDL{Op: Create, Names: []string{`"S"`}, Unqualified: []bool{true}, IfNotExists: true, OwnedBy: "t.id", Clauses: sequence.Clauses{
 				Type: sequence.TypeOf(sequence.Integer), Increment: i64(2), MinValue: i64(1), MaxValue: i64(100),
 				Start: i64(5), Cache: i64(10), Cycle: sequence.Bool(true)}}},
 		{Postgres, "CREATE SEQUENCE s INCREMENT -1 START -5 MINVALUE -10 MAXVALUE - 1",
-			DDL{Op: Create, Names: []string{"s"}, Clauses: sequence.Clauses{
+			DDL{Op: Create, Names: []string{"s"}, Unqualified: []bool{true}, Clauses: sequence.Clauses{
 				Increment: i64(-1), Start: i64(-5), MinValue: i64(-10), MaxValue: i64(-1)}}},
 		{Postgres, "CREATE UNLOGGED SEQUENCE app.s AS pg_catalog.int2 NO MINVALUE NO MAXVALUE NO CYCLE OWNED BY NONE",
-			DDL{Op: Create, Names: []string{"app.s"}, Unlogged: true, OwnedBy: "none", Clauses: sequence.Clauses{
+			DDL{Op: Create, Names: []string{"app.s"}, Unqualified: []bool{false}, Unlogged: true, OwnedBy: "none", Clauses: sequence.Clauses{
 				Type: sequence.TypeOf(sequence.Smallint), NoMinValue: true, NoMaxValue: true, Cycle: sequence.Bool(false)}}},
 		{Postgres, "CREATE SEQUENCE s START +9223372036854775807 INCREMENT -9223372036854775808",
-			DDL{Op: Create, Names: []string{"s"}, Clauses: sequence.Clauses{Start: i64(9223372036854775807), Increment: i64(-9223372036854775808)}}},
-		{Postgres, "ALTER SEQUENCE s RESTART", DDL{Op: Alter, Names: []string{"s"}, Clauses: sequence.Clauses{Restart: true}}},
+			DDL{Op: Create, Names: []string{"s"}, Unqualified: []bool{true}, Clauses: sequence.Clauses{Start: i64(9223372036854775807), Increment: i64(-9223372036854775808)}}},
+		{Postgres, "ALTER SEQUENCE s RESTART", DDL{Op: Alter, Names: []string{"s"}, Unqualified: []bool{true}, Clauses: sequence.Clauses{Restart: true}}},
 		{Postgres, "ALTER SEQUENCE IF EXISTS s RESTART WITH 5 INCREMENT 3",
-			DDL{Op: Alter, Names: []string{"s"}, IfExists: true, Clauses: sequence.Clauses{Restart: true, RestartAt: i64(5), Increment: i64(3)}}},
-		{Postgres, "ALTER SEQUENCE s RESTART 7 AS bigint", DDL{Op: Alter, Names: []string{"s"}, Clauses: sequence.Clauses{Restart: true, RestartAt: i64(7), Type: sequence.TypeOf(sequence.Bigint)}}},
-		{Postgres, `ALTER SEQUENCE s OWNED BY app."T".id`, DDL{Op: Alter, Names: []string{"s"}, OwnedBy: `app."T".id`}},
-		{Postgres, "ALTER SEQUENCE s RENAME TO T", DDL{Op: Rename, Names: []string{"s"}, RenameTo: "t"}},
-		{Postgres, `ALTER SEQUENCE IF EXISTS app.s RENAME TO "X"`, DDL{Op: Rename, Names: []string{"app.s"}, IfExists: true, RenameTo: `app."X"`}},
-		{Postgres, "DROP SEQUENCE s", DDL{Op: Drop, Names: []string{"s"}}},
-		{Postgres, `DROP SEQUENCE IF EXISTS a, app.b, "C" CASCADE`, DDL{Op: Drop, Names: []string{"a", "app.b", `"C"`}, IfExists: true, Cascade: true}},
-		{Postgres, "DROP SEQUENCE a RESTRICT", DDL{Op: Drop, Names: []string{"a"}}},
-		{Postgres, "/* c */ DROP -- x\n SEQUENCE a", DDL{Op: Drop, Names: []string{"a"}}},
-		{MySQL, "CREATE SEQUENCE `Db`.`S` START WITH 10", DDL{Op: Create, Names: []string{`"Db"."S"`}, Clauses: sequence.Clauses{Start: i64(10)}}},
-		{MySQL, "DROP SEQUENCE IF EXISTS s", DDL{Op: Drop, Names: []string{"s"}, IfExists: true}},
-		{SQLite, "CREATE SEQUENCE [S] INCREMENT BY 5", DDL{Op: Create, Names: []string{`"S"`}, Clauses: sequence.Clauses{Increment: i64(5)}}},
+			DDL{Op: Alter, Names: []string{"s"}, Unqualified: []bool{true}, IfExists: true, Clauses: sequence.Clauses{Restart: true, RestartAt: i64(5), Increment: i64(3)}}},
+		{Postgres, "ALTER SEQUENCE s RESTART 7 AS bigint", DDL{Op: Alter, Names: []string{"s"}, Unqualified: []bool{true}, Clauses: sequence.Clauses{Restart: true, RestartAt: i64(7), Type: sequence.TypeOf(sequence.Bigint)}}},
+		{Postgres, `ALTER SEQUENCE s OWNED BY app."T".id`, DDL{Op: Alter, Names: []string{"s"}, Unqualified: []bool{true}, OwnedBy: `app."T".id`}},
+		{Postgres, "ALTER SEQUENCE s RENAME TO T", DDL{Op: Rename, Names: []string{"s"}, Unqualified: []bool{true}, RenameTo: "t"}},
+		{Postgres, `ALTER SEQUENCE IF EXISTS app.s RENAME TO "X"`, DDL{Op: Rename, Names: []string{"app.s"}, Unqualified: []bool{false}, IfExists: true, RenameTo: `app."X"`}},
+		{Postgres, "DROP SEQUENCE s", DDL{Op: Drop, Names: []string{"s"}, Unqualified: []bool{true}}},
+		{Postgres, `DROP SEQUENCE IF EXISTS a, app.b, "C" CASCADE`, DDL{Op: Drop, Names: []string{"a", "app.b", `"C"`}, Unqualified: []bool{true, false, true}, IfExists: true, Cascade: true}},
+		{Postgres, "DROP SEQUENCE a RESTRICT", DDL{Op: Drop, Names: []string{"a"}, Unqualified: []bool{true}}},
+		{Postgres, "/* c */ DROP -- x\n SEQUENCE a", DDL{Op: Drop, Names: []string{"a"}, Unqualified: []bool{true}}},
+		{MySQL, "CREATE SEQUENCE `Db`.`S` START WITH 10", DDL{Op: Create, Names: []string{`"Db"."S"`}, Unqualified: []bool{false}, Clauses: sequence.Clauses{Start: i64(10)}}},
+		{MySQL, "DROP SEQUENCE IF EXISTS s", DDL{Op: Drop, Names: []string{"s"}, Unqualified: []bool{true}, IfExists: true}},
+		{SQLite, "CREATE SEQUENCE [S] INCREMENT BY 5", DDL{Op: Create, Names: []string{`"S"`}, Unqualified: []bool{true}, Clauses: sequence.Clauses{Increment: i64(5)}}},
 	} {
 		t.Run(tc.d.String()+"/"+tc.sql, func(t *testing.T) {
 			st := one(t, tc.d, tc.sql)

@@ -130,6 +130,11 @@ type Call struct {
 	// NameArg is the 0-based index of the bind argument holding the name as
 	// regclass text (canonicalise it with sequence.ParseName), or -1.
 	NameArg int
+	// Unqualified is true when Name was written without a schema: PostgreSQL
+	// resolves it through the session's search_path, while Name is
+	// canonicalised as in schema public. For a bind argument, see
+	// sequence.ParseRelation.
+	Unqualified bool
 	// Value and IsCalled are setval's second and third arguments; IsCalled
 	// is Const(1) when not written.
 	Value, IsCalled Operand
@@ -201,6 +206,9 @@ type DDL struct {
 	Op DDLOp
 	// Names are canonical names: one for CREATE and ALTER, one or more for DROP.
 	Names []string
+	// Unqualified[i] is true when Names[i] was written without a schema
+	// (canonicalised as in public, resolved through the search_path).
+	Unqualified []bool
 	// Clauses are the options of CREATE and ALTER.
 	Clauses sequence.Clauses
 
@@ -215,6 +223,9 @@ type DDL struct {
 	// (table.column or schema.table.column), "none" for OWNED BY NONE, or "".
 	OwnedBy string
 }
+
+// IsUnqualified reports whether Names[i] was written without a schema.
+func (d *DDL) IsUnqualified(i int) bool { return i < len(d.Unqualified) && d.Unqualified[i] }
 
 // Statement is one statement of a SQL string.
 type Statement struct {

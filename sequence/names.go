@@ -23,19 +23,63 @@ const maxIdentifierLength = 63
 // ORDERS_SEQ, "orders_seq" and public.orders_seq are all "orders_seq", while
 // "Orders_Seq" is `"Orders_Seq"` and app.orders_seq is "app.orders_seq".
 func ParseName(text string) (string, error) {
+	name, _, err := ParseRelation(text)
+	return name, err
+}
+
+// ParseRelation is [ParseName] that also reports whether text names a
+// schema. An unqualified name is canonicalised as in schema public, but
+// PostgreSQL resolves it through the session's search_path: orders_seq
+// gives ("orders_seq", false), public.orders_seq ("orders_seq", true).
+func ParseRelation(text string) (name string, qualified bool, err error) {
 	parts, ok := splitIdentifiers(text)
 	if !ok {
-		return "", newError(ErrInvalid, CodeInvalidName, "invalid name syntax")
+		return "", false, newError(ErrInvalid, CodeInvalidName, "invalid name syntax")
 	}
 	switch len(parts) {
 	case 1:
-		return FormatName(DefaultSchema, parts[0]), nil
+		return FormatName(DefaultSchema, parts[0]), false, nil
 	case 2:
-		return FormatName(parts[0], parts[1]), nil
+		return FormatName(parts[0], parts[1]), true, nil
 	case 3:
-		return "", newError(ErrInvalid, CodeFeatureNotSupported, "cross-database references are not implemented: %s", text)
+		return "", false, newError(ErrInvalid, CodeFeatureNotSupported, "cross-database references are not implemented: %s", text)
 	default:
-		return "", newError(ErrInvalid, CodeSyntaxError, "improper relation name (too many dotted names): %s", text)
+		return "", false, newError(ErrInvalid, CodeSyntaxError, "improper relation name (too many dotted names): %s", text)
+	}
+}
+
+// SplitIdentifiers splits a comma-separated list of identifiers as
+// PostgreSQL's SplitIdentifierString does for a search_path setting:
+// unquoted identifiers fold to lower case, "quoted" ones keep their text
+// ("" is a quote; a lone "" is the empty identifier), white space around
+// them is ignored. ok is false when the list is malformed; an empty or blank
+// list has no identifiers.
+func SplitIdentifiers(list string) (idents []string, ok bool) {
+	if skipSpace(list, 0) == len(list) {
+		return nil, true
+	}
+	// splitIdentifiers reads '.'-separated parts: read each ','-separated
+	// element with it, outside quotes.
+	for start, i, quoted := 0, 0, false; ; i++ {
+		if i < len(list) && list[i] == '"' {
+			quoted = !quoted
+			continue
+		}
+		if i < len(list) && (quoted || list[i] != ',') {
+			continue
+		}
+		elem := list[start:i]
+		if strings.TrimFunc(elem, func(r rune) bool { return r < 0x80 && isSpace(byte(r)) }) == `""` {
+			idents = append(idents, "") // SET search_path = '' reads back as ""
+		} else if parts, ok := splitIdentifiers(elem); ok && len(parts) == 1 {
+			idents = append(idents, parts[0])
+		} else {
+			return nil, false
+		}
+		if i == len(list) {
+			return idents, true
+		}
+		start = i + 1
 	}
 }
 

@@ -13,13 +13,19 @@ import (
 
 // ddl applies a sequence DDL statement to the store and keeps this
 // process's cache and session in step with it; inside a transaction block,
-// the session holds it instead (txddl.go).
+// the session holds it instead (txddl.go). Unqualified names resolve
+// through the session's search_path (searchpath.go).
 func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 	if err := s.ddlWritable(ctx, d); err != nil {
 		return err // PostgreSQL refuses it in a read-only transaction first
 	}
+	defer s.eng.ddlGen.Add(1) // resolutions of unqualified names may be stale
 	if s.tx != nil || s.inTx() {
-		return s.holdDDL(ctx, d) // applied when the transaction commits
+		rd, err := s.heldNames(ctx, d)
+		if err != nil {
+			return err
+		}
+		return s.holdDDL(ctx, rd) // applied when the transaction commits
 	}
 	st := s.eng.store
 	switch d.Op {
@@ -28,7 +34,10 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 		if err != nil {
 			return err
 		}
-		for _, name := range d.Names {
+		for i, name := range d.Names {
+			if name, err = s.creationName(ctx, name, d.IsUnqualified(i)); err != nil {
+				return err
+			}
 			free, err := s.checkFree(ctx, name, d.IfNotExists)
 			if err != nil || !free {
 				return err
@@ -49,7 +58,14 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			s.eng.cache.Retire(name)     // not a sequence of that name dropped elsewhere
 		}
 	case rewrite.Alter:
-		for _, name := range d.Names {
+		names, err := s.ddlNames(ctx, d)
+		if err != nil {
+			return err
+		}
+		for i, name := range names {
+			if name == "" {
+				continue // IF EXISTS of a name no schema of the path has
+			}
 			clauses := d.Clauses
 			if d.OwnedBy != "" {
 				// PostgreSQL finds the sequence before it reads OWNED BY.
@@ -57,7 +73,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 					if d.IfExists && errors.Is(err, sequence.ErrNotFound) && s.notSequence(ctx, name, err) == err {
 						continue
 					}
-					return s.eng.storeErr(s.notSequence(ctx, name, err))
+					return s.eng.storeErr(s.ddlError(ctx, d, i, name, s.notSequence(ctx, name, err)))
 				}
 				ref, err := s.ownedBy(ctx, name, d.OwnedBy)
 				if err != nil {
@@ -69,7 +85,6 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				_, err := st.Alter(ctx, name, clauses)
 				return err
 			}
-			var err error
 			if changesValues(d.Clauses) {
 				err = s.eng.cache.Change(ctx, name, alter)
 			} else {
@@ -80,12 +95,22 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				continue
 			}
 			if err != nil {
-				return s.eng.storeErr(err)
+				return s.eng.storeErr(s.ddlError(ctx, d, i, name, err))
 			}
 		}
 	case rewrite.Rename:
-		for _, name := range d.Names {
-			if kind, err := s.relkind(ctx, d.RenameTo); err != nil {
+		names, err := s.ddlNames(ctx, d)
+		if err != nil {
+			return err
+		}
+		for i, name := range names {
+			if name == "" {
+				continue
+			}
+			// The new name is in the schema of the sequence renamed.
+			schema, _ := sequence.SplitName(name)
+			to := sequence.FormatName(schema, sequence.RelName(d.RenameTo))
+			if kind, err := s.relkind(ctx, to); err != nil {
 				return err
 			} else if kind != 0 {
 				// The new name is a relation's: 42P07, once the sequence is found.
@@ -94,39 +119,50 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 					if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 						continue
 					}
-					return s.eng.storeErr(err)
+					return s.eng.storeErr(s.ddlError(ctx, d, i, name, err))
 				}
-				return sequence.ExistsError(d.RenameTo)
+				return sequence.ExistsError(to)
 			}
 			err := s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
-				return st.Rename(ctx, name, d.RenameTo)
+				return st.Rename(ctx, name, to)
 			})
 			err = s.notSequence(ctx, name, err)
 			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
 			if err != nil {
-				return s.eng.storeErr(err)
+				return s.eng.storeErr(s.ddlError(ctx, d, i, name, err))
 			}
-			s.eng.cache.Invalidate(d.RenameTo) // it may remember "does not exist"
-			s.eng.cache.Renamed(name, d.RenameTo)
-			s.seq.rename(name, d.RenameTo, s.eng.cache.Incarnation(d.RenameTo))
+			s.eng.cache.Invalidate(to) // it may remember "does not exist"
+			s.eng.cache.Renamed(name, to)
+			s.seq.rename(name, to, s.eng.cache.Incarnation(to))
 		}
 	case rewrite.Drop:
-		names := uniqueNames(d.Names) // DROP SEQUENCE c, public.C drops c once
+		resolved, err := s.ddlNames(ctx, d)
+		if err != nil {
+			return err
+		}
+		names := uniqueNames(resolved) // DROP SEQUENCE c, public.C drops c once
 		if len(names) > 1 {
 			// PostgreSQL drops all or none: check every name first.
 			for _, name := range names {
+				if name == "" {
+					continue
+				}
 				if _, err := st.Describe(ctx, name); err != nil {
 					err = s.notSequence(ctx, name, err)
 					if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 						continue
 					}
-					return s.eng.storeErr(dropError(err))
+					i := slices.Index(resolved, name)
+					return s.eng.storeErr(dropError(s.ddlError(ctx, d, i, name, err)))
 				}
 			}
 		}
 		for _, name := range names {
+			if name == "" {
+				continue
+			}
 			err := s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
 				return st.Drop(ctx, name)
 			})
@@ -135,7 +171,8 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				continue
 			}
 			if err != nil {
-				return s.eng.storeErr(dropError(err))
+				i := slices.Index(resolved, name)
+				return s.eng.storeErr(dropError(s.ddlError(ctx, d, i, name, err)))
 			}
 			s.eng.cache.Retire(name)
 			s.seq.drop(name)
@@ -144,6 +181,38 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 		return fmt.Errorf("seqshim: unknown DDL operation %v", d.Op)
 	}
 	return nil
+}
+
+// heldNames is d with its names resolved through the search_path, for a
+// transaction to hold: a CREATE's names in the schema it creates in, the
+// others in the schema that has them in the store. A name that resolves
+// nowhere stays as written, for holdDDL, which also knows the sequences
+// the transaction itself created, to answer.
+func (s *Session[A]) heldNames(ctx context.Context, d *rewrite.DDL) (*rewrite.DDL, error) {
+	if s.cat == nil {
+		return d, nil
+	}
+	rd := *d
+	rd.Names = slices.Clone(d.Names) // the plan's are shared
+	for i, name := range d.Names {
+		if d.Op == rewrite.Create {
+			n, err := s.creationName(ctx, name, d.IsUnqualified(i))
+			if err != nil {
+				return nil, err
+			}
+			rd.Names[i] = n
+			continue
+		}
+		if !d.IsUnqualified(i) {
+			continue
+		}
+		if n, err := s.resolve(ctx, name); err == nil {
+			rd.Names[i] = n
+		} else if !errors.Is(err, sequence.ErrNotFound) {
+			return nil, err
+		}
+	}
+	return &rd, nil
 }
 
 // changesValues reports whether ALTER SEQUENCE clauses change the values

@@ -27,6 +27,15 @@
 //	// send sql to the database; on success:
 //	err = s.AfterStatements(ctx, p) // OWNED BY: store sequences of dropped columns go too
 //
+// With the postgres dialect, a front end gives each session a [Catalog]
+// ([Session.SetCatalog]) and calls [Session.LearnPath] when the connection
+// opens: unqualified names then resolve through the session's search_path,
+// with no round trip per call (see searchpath.go); it calls
+// [Session.TransactionEnded] when a transaction ends through its own API,
+// [Session.PathStatement] for each execution of a prepared statement
+// [Session.AffectsPath] reports, and [Session.AfterDatabase] after the
+// database ran a passed-through text.
+//
 // # Guarantees
 //
 //   - Every error a Session method returns is as the application sees it:
@@ -99,4 +108,9 @@
 //     keep store errors from matching driver.ErrBadConn itself.
 //   - Without a [Conn] (an inner driver other than pgx), a failed statement
 //     leaves the database's transaction as it is.
+//   - A session's resolution of an unqualified name is kept until its
+//     search_path changes or its engine applies sequence DDL: a sequence
+//     another process (or engine) creates in an earlier schema of the path
+//     is not seen before then. A change of the path made inside a function
+//     is not seen.
 package engine

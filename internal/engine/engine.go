@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -38,6 +39,11 @@ type Engine struct {
 	dialect rewrite.Dialect
 	ddlToDB bool
 	label   string // "seqshim: sequence store NAME", the prefix of store errors
+
+	// ddlGen counts the sequence DDL the engine's sessions applied: a
+	// session's resolutions of unqualified names made before a change are
+	// stale.
+	ddlGen atomic.Uint64
 }
 
 // New returns an engine. It opens and closes nothing: the caller owns the

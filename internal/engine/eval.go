@@ -39,6 +39,11 @@ func (s *Session[A]) Evaluate(ctx context.Context, p *Prepared, args A) (Evaluat
 		return Evaluation{}, err
 	}
 	ev, err := s.evaluate(ctx, p.plan, args)
+	if p.path != 0 {
+		// After the sequence work: it resolves names with the path of
+		// before the string runs, as the statements before a change do.
+		s.notePath(p.path)
+	}
 	if err != nil {
 		return ev, s.Fail(ctx, err)
 	}
@@ -124,13 +129,27 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 // call evaluates one sequence call. null is true when PostgreSQL would
 // return NULL (a NULL argument to these strict functions).
 func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v int64, null bool, err error) {
-	name := call.Name
+	name, unqualified := call.Name, call.Unqualified
 	if call.NameArg >= 0 {
 		text, null, err := argText(args, call.NameArg)
 		if err != nil || null {
 			return 0, null, err
 		}
-		if name, err = sequence.ParseName(text); err != nil {
+		var qualified bool
+		if name, qualified, err = sequence.ParseRelation(text); err != nil {
+			return 0, false, err
+		}
+		unqualified = !qualified
+	}
+	written := name // as written, for PostgreSQL's messages
+	if unqualified && call.Func != rewrite.Lastval && name != "" {
+		r, err := s.resolve(ctx, name)
+		switch {
+		case err == nil:
+			name = r
+		case s.tx != nil && errors.Is(err, sequence.ErrNotFound):
+			// Perhaps one this transaction created: heldCall knows.
+		default:
 			return 0, false, err
 		}
 	}
@@ -157,8 +176,19 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		}
 		h := s.handle(storeName)
 		v, err = h.Next(ctx)
+		if err != nil && unqualified && written != name && storeName == name && errors.Is(err, sequence.ErrNotFound) {
+			// Dropped since it was resolved (by another process): resolve
+			// it again.
+			s.forget(written)
+			if name, err = s.resolve(ctx, written); err != nil {
+				return 0, false, err
+			}
+			storeName = name
+			h = s.handle(name)
+			v, err = h.Next(ctx)
+		}
 		if err != nil {
-			return 0, false, s.eng.storeErr(s.notSequence(ctx, name, err))
+			return 0, false, s.callErr(ctx, name, unqualified, err)
 		}
 		inc := h.Incarnation()
 		if storeName != name { // renamed in this transaction: keyed by its new name
@@ -172,7 +202,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		}
 		// PostgreSQL looks the relation up first: a missing one is 42P01.
 		if _, err := s.eng.store.Describe(ctx, storeName); err != nil {
-			return 0, false, s.eng.storeErr(s.notSequence(ctx, name, err))
+			return 0, false, s.callErr(ctx, name, unqualified, err)
 		}
 		return 0, false, sequence.CurrvalNotDefinedError(name)
 	case rewrite.Lastval:
@@ -208,7 +238,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			return err
 		})
 		if err != nil {
-			return 0, false, s.eng.storeErr(s.notSequence(ctx, name, err))
+			return 0, false, s.callErr(ctx, name, unqualified, err)
 		}
 		if isCalled != 0 {
 			s.seq.set(name, val, s.eng.cache.Incarnation(name))
@@ -259,6 +289,17 @@ func (s *Session[A]) localCall(ctx context.Context, call *rewrite.Call, args A, 
 		return val, false, nil
 	}
 	return 0, false, fmt.Errorf("seqshim: unknown sequence function %v", call.Func)
+}
+
+// callErr is the error of a sequence call on name that the store refused:
+// 42809 when the name is a table's, 3F000 when a schema written in the
+// call does not exist, labelled as the store's otherwise.
+func (s *Session[A]) callErr(ctx context.Context, name string, unqualified bool, err error) error {
+	err = s.notSequence(ctx, name, err)
+	if !unqualified {
+		err = s.missingSchema(ctx, name, err)
+	}
+	return s.eng.storeErr(err)
 }
 
 // null is the result of a call with a NULL argument: NULL, once the

@@ -36,13 +36,17 @@ func (a AnyArgs) Arg(i int) (any, error) { return a[i], nil }
 // copied to the heap: with A a slice type such as [AnyArgs], handing the
 // arguments over costs no allocation on the hot path.
 type Session[A Args] struct {
-	eng *Engine
-	db  Conn  // nil: the session's transaction is not tracked
-	seq state // currval and lastval
-	tx  *held // sequence DDL held for the open transaction; nil: none
+	eng  *Engine
+	db   Conn       // nil: the session's transaction is not tracked
+	seq  state      // currval and lastval
+	tx   *held      // sequence DDL held for the open transaction; nil: none
+	cat  Catalog    // nil: unqualified names are in public
+	path searchPath // the search_path, learned through cat
 	// began: the front end began a transaction (Begin), for a session
 	// without db; cleared by Commit and Rollback.
 	began bool
+
+	pendingDrop schemaDrop // store sequences to drop after the database ran a DROP SCHEMA
 
 	plans      map[string]*Prepared // texts with sequence work seen here
 	lastHandle *seqcache.Handle     // cache handle of the last nextval
@@ -79,7 +83,11 @@ func (s *Session[A]) Engine() *Engine { return s.eng }
 // (which then depends on the plan only). It belongs to its session.
 type Prepared struct {
 	plan  *rewrite.Plan
+	query string // the text planned
 	bound string // "" until rendered, and when values are inlined
+
+	path    rewrite.PathEffect // what its pass-through statements may do to the search_path
+	pathErr error              // an unqualified name after a change of the search_path
 }
 
 // NumParams is the number of parameters of the SQL as written: parameters
@@ -98,6 +106,14 @@ const maxPlans = 256
 // with the error converted and the transaction aborted ([Session.Fail]); the
 // Prepared is returned with it.
 func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) {
+	if s.cat != nil && rewrite.MaySessionStatement(s.eng.dialect, query) {
+		// SET search_path, DROP SCHEMA, …: with or without a trigger
+		// word (DROP is one, for OWNED BY).
+		s.PathStatement(query)
+		if err := s.beforeSchemaDrop(ctx, query); err != nil {
+			return nil, s.Fail(ctx, err)
+		}
+	}
 	if !rewrite.HasTrigger(query) {
 		return nil, nil
 	}
@@ -110,7 +126,10 @@ func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) 
 		if s.plans == nil {
 			s.plans = make(map[string]*Prepared)
 		}
-		p = &Prepared{plan: pl}
+		p = &Prepared{plan: pl, query: query}
+		if s.cat != nil {
+			p.path, p.pathErr = pathBefore(pl)
+		}
 		s.plans[query] = p
 	}
 	if s.orphansPending && s.db != nil && s.db.TxStatus() == 'I' {
@@ -123,6 +142,9 @@ func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) 
 	}
 	if p.plan.Err != nil {
 		return p, s.Fail(ctx, p.plan.Err)
+	}
+	if p.pathErr != nil {
+		return p, s.Fail(ctx, p.pathErr)
 	}
 	return p, nil
 }
@@ -183,6 +205,9 @@ func (s *Session[A]) AfterStatements(ctx context.Context, p *Prepared) error {
 		case rewrite.CatalogDDL:
 			drops = drops || st.Catalog.Op == rewrite.DropsOwners
 		}
+	}
+	if err := s.AfterDatabase(ctx, p.query); err != nil { // DROP SCHEMA … CASCADE
+		return err
 	}
 	if drops {
 		return s.dropOrphans(ctx)

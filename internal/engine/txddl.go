@@ -477,6 +477,7 @@ func (s *Session[A]) Commit(ctx context.Context, commit, rollback func(context.C
 // session's currval of the sequences it created or renamed, which the
 // transaction recorded under their names' old incarnations.
 func (s *Session[A]) committed(h *held) {
+	s.eng.ddlGen.Add(1) // resolutions of unqualified names may be stale
 	cache := s.eng.cache
 	dropped := map[string]bool{}
 	for _, o := range uniqueNames(h.drops) {

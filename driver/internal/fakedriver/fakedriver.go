@@ -1,7 +1,8 @@
 // Package fakedriver is an in-memory database/sql driver for seqshim's
 // tests: a connection that implements every optional interface pgx's does
-// (and Validator), answers every query with one row of one int8 column, and
-// records what reached it.
+// (and Validator), answers every query with one row of one int8 column (but
+// seqshim's catalog queries of the search_path and schemas, answered from
+// the Connector's settings), and records what reached it.
 package fakedriver
 
 import (
@@ -9,6 +10,8 @@ import (
 	"database/sql/driver"
 	"io"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -83,16 +86,73 @@ func (r *Recorder) Args() [][]driver.NamedValue {
 // Connector makes fake connections that report to Rec.
 type Connector struct {
 	Rec Recorder
-	// Last is the connection made last.
-	mu   sync.Mutex
-	last *Conn
+
+	mu         sync.Mutex // protects the fields below
+	last       *Conn      // the connection made last
+	searchPath string     // "" is "$user", public
+	schemas    []string   // nil is public only
+}
+
+// SetSearchPath sets what the connections answer to seqshim's query of
+// the search_path setting (its default is "$user", public, the user being
+// fake), and the schemas that exist (public when none are given).
+func (c *Connector) SetSearchPath(path string, schemas ...string) {
+	c.mu.Lock()
+	c.searchPath, c.schemas = path, schemas
+	c.mu.Unlock()
+}
+
+// catalog answers seqshim's catalog queries (internal/engine's
+// searchpath.go), nil for other queries.
+func (c *Connector) catalog(query string, args []driver.NamedValue) driver.Rows {
+	if !strings.Contains(query, "pg_catalog.") {
+		return nil
+	}
+	c.mu.Lock()
+	path, schemas := c.searchPath, c.schemas
+	c.mu.Unlock()
+	if path == "" {
+		path = `"$user", public`
+	}
+	if schemas == nil {
+		schemas = []string{"public"}
+	}
+	const user = "fake"
+	switch {
+	case strings.Contains(query, "current_schemas(false)"):
+		var existing []string
+		for _, s := range strings.Split(path, ",") {
+			s = strings.Trim(strings.TrimSpace(s), `"`)
+			if s == "$user" {
+				s = user
+			}
+			if slices.Contains(schemas, s) {
+				existing = append(existing, s)
+			}
+		}
+		if strings.Contains(query, "string_agg") { // the effective path
+			return &catalogRows{cols: []string{"coalesce"}, vals: []driver.Value{strings.Join(existing, ",")}}
+		}
+		first := "" // the schema to create in
+		if len(existing) > 0 {
+			first = existing[0]
+		}
+		return &catalogRows{cols: []string{"coalesce"}, vals: []driver.Value{first}}
+	case strings.Contains(query, "pg_namespace") && len(args) == 1:
+		n := "0"
+		if slices.Contains(schemas, args[0].Value.(string)) {
+			n = "1"
+		}
+		return &catalogRows{cols: []string{"count"}, vals: []driver.Value{n}}
+	}
+	return nil
 }
 
 var _ driver.Connector = (*Connector)(nil)
 
 // Connect returns a new fake connection.
 func (c *Connector) Connect(context.Context) (driver.Conn, error) {
-	cn := &Conn{rec: &c.Rec}
+	cn := &Conn{rec: &c.Rec, conn: c}
 	c.mu.Lock()
 	c.last = cn
 	c.mu.Unlock()
@@ -128,7 +188,8 @@ func (d Driver) OpenConnector(name string) (driver.Connector, error) {
 
 // Conn is a fake connection.
 type Conn struct {
-	rec *Recorder
+	rec  *Recorder
+	conn *Connector
 	// LastRows is the Rows returned last, so tests can check identity.
 	LastRows *Rows
 	// LastTx is the Tx returned last.
@@ -185,6 +246,9 @@ func (c *Conn) ExecContext(_ context.Context, query string, args []driver.NamedV
 func (c *Conn) QueryContext(_ context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	c.rec.count(func(k *Calls) { k.Query++ })
 	c.rec.query(query, args)
+	if r := c.conn.catalog(query, args); r != nil {
+		return r, nil
+	}
 	c.LastRows = &Rows{}
 	return c.LastRows, nil
 }
@@ -241,6 +305,9 @@ func (s *Stmt) ExecContext(_ context.Context, args []driver.NamedValue) (driver.
 func (s *Stmt) QueryContext(_ context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	s.c.rec.count(func(k *Calls) { k.StmtQuery++ })
 	s.c.rec.query(s.query, args)
+	if r := s.c.conn.catalog(s.query, args); r != nil {
+		return r, nil
+	}
 	return &Rows{}, nil
 }
 
@@ -262,6 +329,25 @@ type Result struct{}
 
 func (*Result) LastInsertId() (int64, error) { return 0, nil }
 func (*Result) RowsAffected() (int64, error) { return 1, nil }
+
+// catalogRows is the one row of text values answering a catalog query.
+type catalogRows struct {
+	done bool
+	cols []string
+	vals []driver.Value
+}
+
+func (r *catalogRows) Columns() []string { return r.cols }
+func (r *catalogRows) Close() error      { return nil }
+
+func (r *catalogRows) Next(dest []driver.Value) error {
+	if r.done {
+		return io.EOF
+	}
+	r.done = true
+	copy(dest, r.vals)
+	return nil
+}
 
 // Rows is one row with one int8 column "fake" holding 1.
 type Rows struct{ done bool }

@@ -1,0 +1,257 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/seqshim/seqshim/sequence"
+)
+
+// catalog answers the engine's catalog queries like a database whose
+// search_path is path, whose user is user and whose schemas are schemas.
+type catalog struct {
+	path, user string
+	schemas    []string
+	queries    []string
+}
+
+func (c *catalog) QueryRow(_ context.Context, sql string, args ...string) ([]string, error) {
+	c.queries = append(c.queries, sql)
+	switch sql {
+	case pathQuery:
+		return []string{strings.Join(c.existing(), ",")}, nil
+	case creationQuery:
+		if e := c.existing(); len(e) > 0 {
+			return []string{e[0]}, nil
+		}
+		return []string{""}, nil
+	case schemaQuery:
+		if slices.Contains(c.schemas, args[0]) {
+			return []string{"1"}, nil
+		}
+		return []string{"0"}, nil
+	}
+	return nil, errors.New("unexpected query " + sql)
+}
+
+// existing is the path's schemas that exist (quoted as quote_ident would
+// not matter here: the tests' names need no quotes).
+func (c *catalog) existing() []string {
+	var out []string
+	for _, s := range pathSchemas(c.path, c.user) {
+		if slices.Contains(c.schemas, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func TestPathSchemas(t *testing.T) {
+	for _, tc := range []struct {
+		setting, user string
+		want          []string
+	}{
+		{`"$user", public`, "app", []string{"app", "public"}},
+		{`"$user", public`, "public", []string{"public"}},
+		{"tenant_7, public", "app", []string{"tenant_7", "public"}},
+		{`pg_catalog, "T7", pg_temp, public, t7`, "app", []string{"T7", "public", "t7"}},
+		{`""`, "app", []string{}},
+		{"", "app", []string{}},
+		{"not a list", "app", []string{}},
+	} {
+		if got := pathSchemas(tc.setting, tc.user); !slices.Equal(got, tc.want) {
+			t.Errorf("pathSchemas(%q, %q) = %q, want %q", tc.setting, tc.user, got, tc.want)
+		}
+	}
+}
+
+// pathSession is a session with catalog cat on a store holding s (public,
+// 1, 2, …) and t7.s (from 100).
+func pathSession(t *testing.T, cat *catalog) *Session[AnyArgs] {
+	t.Helper()
+	s := newSession(t, nil)
+	spec, pos, _ := sequence.Clauses{Start: sequence.Int64(100)}.Create()
+	if err := s.eng.store.Create(context.Background(), "t7.s", spec, pos); err != nil {
+		t.Fatal(err)
+	}
+	s.SetCatalog(cat)
+	return s
+}
+
+func nextval(t *testing.T, s *Session[AnyArgs], query string) (int64, error) {
+	t.Helper()
+	ev, _, err := run(t, s, query)
+	if err != nil {
+		return 0, err
+	}
+	v, _, _ := ev.First.Next()
+	return v[0], nil
+}
+
+func TestResolve(t *testing.T) {
+	ctx := context.Background()
+	cat := &catalog{path: "t7, public", user: "app", schemas: []string{"t7", "public"}}
+	s := pathSession(t, cat)
+
+	if v, err := nextval(t, s, "SELECT nextval('s')"); err != nil || v != 100 {
+		t.Fatalf("nextval('s') on t7, public: %d, %v; want 100", v, err)
+	}
+	if v, err := nextval(t, s, "SELECT nextval('public.s')"); err != nil || v != 1 {
+		t.Fatalf("nextval('public.s'): %d, %v; want 1", v, err)
+	}
+	if v, err := nextval(t, s, "SELECT currval('s')"); err != nil || v != 100 {
+		t.Fatalf("currval('s'): %d, %v; want 100 (t7.s)", v, err)
+	}
+	if got := len(cat.queries); got != 1 {
+		t.Errorf("%d catalog queries, want 1 (the path, once)", got)
+	}
+
+	// Resolving costs no allocation once resolved: as many as a qualified
+	// name.
+	ctxb := context.Background()
+	allocs := func(query string) float64 {
+		p, err := s.Plan(ctxb, query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return testing.AllocsPerRun(100, func() {
+			if _, err := s.Evaluate(ctxb, p, nil); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if q, u := allocs("SELECT nextval('t7.s')"), allocs("SELECT nextval('s')"); u != q {
+		t.Errorf("nextval('s') allocates %v times, nextval('t7.s') %v", u, q)
+	}
+
+	// Another session of the engine creates public.u, then this one t7.u:
+	// DDL makes resolutions stale.
+	if _, _, err := run(t, s, "CREATE SEQUENCE public.u START 5"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := nextval(t, s, "SELECT nextval('u')"); err != nil || v != 5 {
+		t.Fatalf("nextval('u'): %d, %v; want 5 (public.u)", v, err)
+	}
+	if _, _, err := run(t, s, "CREATE SEQUENCE t7.u START 50"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := nextval(t, s, "SELECT nextval('u')"); err != nil || v != 50 {
+		t.Fatalf("nextval('u') after CREATE SEQUENCE t7.u: %d, %v; want 50", v, err)
+	}
+
+	// Dropped behind the session's back (another process): resolved again.
+	if err := s.eng.cache.Change(ctx, "t7.u", func(ctx context.Context) error { return s.eng.store.Drop(ctx, "t7.u") }); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := nextval(t, s, "SELECT nextval('u')"); err != nil || v != 6 {
+		t.Fatalf("nextval('u') after t7.u was dropped elsewhere: %d, %v; want 6 (public.u)", v, err)
+	}
+
+	// A name no schema of the path has: 42P01 as written.
+	_, err := nextval(t, s, "SELECT nextval('nope')")
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "42P01" || pe.Message != `relation "nope" does not exist` {
+		t.Errorf("nextval('nope'): %v", err)
+	}
+
+	// SET search_path: read again before the next resolution.
+	cat.path = "public"
+	if _, _, err := run(t, s, "SET search_path TO public"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := nextval(t, s, "SELECT nextval('s')"); err != nil || v != 2 {
+		t.Fatalf("nextval('s') on public: %d, %v; want 2", v, err)
+	}
+}
+
+func TestResolveTransactionEnd(t *testing.T) {
+	cat := &catalog{path: "public", user: "app", schemas: []string{"t7", "public"}}
+	s := pathSession(t, cat)
+	steps := []struct {
+		sql  string
+		path string // the database's path after sql
+		want int64  // nextval('s') after
+	}{
+		{"BEGIN", "public", 1},
+		{"SET search_path TO t7", "t7", 100},
+		{"SAVEPOINT a", "t7", 101},
+		{"SET search_path TO public", "public", 2},
+		{"ROLLBACK TO SAVEPOINT a", "t7", 102},
+		{"COMMIT", "t7", 103},
+		{"BEGIN", "t7", 104},
+		{"SET LOCAL search_path TO public", "public", 3},
+		{"COMMIT", "t7", 105},
+		{"BEGIN; SET search_path TO public; ROLLBACK", "t7", 106},
+		{"SELECT set_config('search_path', 'public', false)", "public", 4},
+		{"SET ROLE t7", "public", 5}, // "$user" would change
+		{"RESET ALL", "t7", 107},
+		{"DISCARD ALL", "public", 6},
+	}
+	for _, st := range steps {
+		if _, _, err := run(t, s, st.sql); err != nil {
+			t.Fatalf("%s: %v", st.sql, err)
+		}
+		cat.path = st.path
+		if v, err := nextval(t, s, "SELECT nextval('s')"); err != nil || v != st.want {
+			t.Fatalf("after %s: nextval('s') = %d, %v; want %d", st.sql, v, err, st.want)
+		}
+	}
+	reads := 0
+	for _, q := range cat.queries {
+		if q == pathQuery {
+			reads++
+		}
+	}
+	if reads > len(steps) {
+		t.Errorf("%d reads of the path for %d statements", reads, len(steps))
+	}
+}
+
+func TestCreationSchema(t *testing.T) {
+	cat := &catalog{path: "nosuch, t7, public", user: "app", schemas: []string{"t7", "public", "pg_catalog"}}
+	s := pathSession(t, cat)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		path, sql, want, err string
+	}{
+		{"nosuch, t7, public", "CREATE SEQUENCE a", "t7.a", ""},
+		{"nosuch, t7, public", "CREATE SEQUENCE public.b", "b", ""},
+		{"nosuch", "CREATE SEQUENCE c", "", "3F000: no schema has been selected to create in"},
+		{"public", "CREATE SEQUENCE nosuch.d", "", `3F000: schema "nosuch" does not exist`},
+		{"pg_catalog", "CREATE SEQUENCE pg_catalog.e", "", `42501: permission denied to create "pg_catalog.e"`},
+		{"public", "CREATE SEQUENCE pg_temp.f", "", "0A000: seqshim: temporary sequences are not supported"},
+	} {
+		cat.path = tc.path
+		if _, _, err := run(t, s, "SET search_path TO "+tc.path); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := run(t, s, tc.sql)
+		var pe *pgconn.PgError
+		switch {
+		case tc.err != "":
+			if !errors.As(err, &pe) || !strings.HasPrefix(pe.Code+": "+pe.Message, tc.err) {
+				t.Errorf("%s on %s: %v, want %s", tc.sql, tc.path, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%s on %s: %v", tc.sql, tc.path, err)
+		default:
+			if _, err := s.eng.store.Describe(ctx, tc.want); err != nil {
+				t.Errorf("%s on %s: %s not created: %v", tc.sql, tc.path, tc.want, err)
+			}
+		}
+	}
+}
+
+// TestResolveNoCatalog: without a catalog (other dialects, other inner
+// drivers), an unqualified name is in public, as before.
+func TestResolveNoCatalog(t *testing.T) {
+	s := newSession(t, nil)
+	if v, err := nextval(t, s, "SELECT nextval('s')"); err != nil || v != 1 {
+		t.Fatalf("nextval('s'): %d, %v", v, err)
+	}
+}
