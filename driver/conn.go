@@ -160,13 +160,14 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 			return nil, driver.ErrSkip // database/sql prepares instead
 		}
 		res, err := c.execer.ExecContext(ctx, query, args)
-		if err == nil {
-			c.sess.AfterPassThrough(query)
-			if err := c.sess.AfterDatabase(ctx, query); err != nil {
-				return nil, err
-			}
+		if err != nil {
+			return nil, c.sess.DatabaseError(ctx, err)
 		}
-		return res, err
+		c.sess.AfterPassThrough(query)
+		if err := c.sess.AfterDatabase(ctx, query); err != nil {
+			return nil, err
+		}
+		return res, nil
 	}
 	return c.execPlan(ctx, p, args)
 }
@@ -194,10 +195,11 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 			return &localRows{}, nil
 		}
 		rows, err := c.queryer.QueryContext(ctx, query, args)
-		if err == nil {
-			c.sess.AfterPassThrough(query)
+		if err != nil {
+			return nil, c.sess.DatabaseError(ctx, err)
 		}
-		return rows, err
+		c.sess.AfterPassThrough(query)
+		return rows, nil
 	}
 	return c.queryPlan(ctx, p, args)
 }

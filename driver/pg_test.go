@@ -366,3 +366,31 @@ func TestPGEnvStore(t *testing.T) {
 		t.Errorf("first value %d", v)
 	}
 }
+
+// TestPGStoreSequenceAsRelation: a statement that reads a store sequence as
+// a relation (SELECT … FROM s) gets a 0A000 that says what to do, not the
+// database's misleading 42P01; a relation that exists nowhere keeps 42P01.
+func TestPGStoreSequenceAsRelation(t *testing.T) {
+	db := seqshimDB(t, memstore.New())
+	seq := uniq(t, "s")
+	mustExec(t, db, "CREATE SEQUENCE "+seq)
+	for _, q := range []string{
+		"SELECT last_value, is_called FROM " + seq,
+		"SELECT last_value FROM public." + seq,
+	} {
+		var v int64
+		err := db.QueryRow(q).Scan(&v)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "0A000" || !strings.Contains(pe.Message, "seqshim's store") {
+			t.Errorf("%s: %v, want 0A000 naming the store", q, err)
+		}
+	}
+	var pe *pgconn.PgError
+	if _, err := db.Exec("DELETE FROM " + seq); !errors.As(err, &pe) || pe.Code != "0A000" {
+		t.Errorf("DELETE FROM a store sequence: %v, want 0A000", err)
+	}
+	_, err := db.Exec("SELECT * FROM " + uniq(t, "nowhere"))
+	if !errors.As(err, &pe) || pe.Code != "42P01" {
+		t.Errorf("a relation that exists nowhere: %v, want 42P01", err)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/sequence"
 )
@@ -372,4 +374,40 @@ func (s *Session[A]) storeOnly(ctx context.Context, name string) (bool, error) {
 
 func unsupportedf(format string, args ...any) error {
 	return &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: sequence.ErrInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// DatabaseError is err, an error the database returned for a text the
+// session passed through, unless it is PostgreSQL's 42P01 about a relation
+// that is a sequence in the store — SELECT last_value FROM s, \d-style
+// catalog reads of it, a table-only command: the database cannot know it,
+// and "does not exist" would mislead. Then it is a 0A000 saying what to do
+// instead. It costs nothing unless err is a 42P01 (one store read then).
+func (s *Session[A]) DatabaseError(ctx context.Context, err error) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != sequence.CodeUndefinedTable {
+		return err
+	}
+	written, ok := strings.CutPrefix(pe.Message, `relation "`)
+	if !ok {
+		return err
+	}
+	written, ok = strings.CutSuffix(written, `" does not exist`)
+	if !ok {
+		return err
+	}
+	name, qualified, perr := sequence.ParseRelation(written)
+	if perr != nil {
+		return err
+	}
+	if !qualified {
+		if r, rerr := s.resolve(ctx, name); rerr == nil {
+			name = r
+		}
+	}
+	if _, derr := s.eng.store.Describe(ctx, name); derr != nil {
+		return err
+	}
+	return s.eng.convert(&sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: sequence.ErrInvalid, Message: fmt.Sprintf(
+		`seqshim: "%s" is a sequence of seqshim's store, not a relation of the database: the statement cannot read or change it; `+
+			`use nextval, currval and setval, or seqctl show for its state`, written)})
 }
