@@ -17,6 +17,7 @@ import (
 	_ "github.com/seqshim/seqshim/driver"
 	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/sqlstore"
+	_ "github.com/seqshim/seqshim/sqlstore/sqlite" // the sqlite: store
 )
 
 // migrations are goose SQL migrations; 00002 fails until fixed (a type that
