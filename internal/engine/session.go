@@ -88,11 +88,22 @@ type Prepared struct {
 
 	path    rewrite.PathEffect // what its pass-through statements may do to the search_path
 	pathErr error              // an unqualified name after a change of the search_path
+	session bool               // rewrite.MaySessionStatement: SET search_path, DROP SCHEMA, …
 }
 
 // NumParams is the number of parameters of the SQL as written: parameters
 // added for bound call values are not counted.
 func (p *Prepared) NumParams() int { return p.plan.NumParams }
+
+// sessionStatement notes a text that may change the search_path or drop a
+// schema holding store sequences (SET search_path, DROP SCHEMA, …).
+func (s *Session[A]) sessionStatement(ctx context.Context, query string) error {
+	s.PathStatement(query)
+	if err := s.beforeSchemaDrop(ctx, query); err != nil {
+		return s.Fail(ctx, err)
+	}
+	return nil
+}
 
 // maxPlans bounds a session's memo of plans.
 const maxPlans = 256
@@ -106,15 +117,12 @@ const maxPlans = 256
 // with the error converted and the transaction aborted ([Session.Fail]); the
 // Prepared is returned with it.
 func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) {
-	if s.cat != nil && rewrite.MaySessionStatement(s.eng.dialect, query) {
-		// SET search_path, DROP SCHEMA, …: with or without a trigger
-		// word (DROP is one, for OWNED BY).
-		s.PathStatement(query)
-		if err := s.beforeSchemaDrop(ctx, query); err != nil {
-			return nil, s.Fail(ctx, err)
-		}
-	}
 	if !rewrite.HasTrigger(query) {
+		if s.cat != nil && rewrite.MaySessionStatement(s.eng.dialect, query) {
+			if err := s.sessionStatement(ctx, query); err != nil {
+				return nil, err
+			}
+		}
 		return nil, nil
 	}
 	p := s.plans[query]
@@ -129,8 +137,15 @@ func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) 
 		p = &Prepared{plan: pl, query: query}
 		if s.cat != nil {
 			p.path, p.pathErr = pathBefore(pl)
+			p.session = rewrite.MaySessionStatement(s.eng.dialect, query)
 		}
 		s.plans[query] = p
+	}
+	if p.session && s.cat != nil {
+		// A planned text may be one too: DROP is a trigger word (OWNED BY).
+		if err := s.sessionStatement(ctx, query); err != nil {
+			return nil, err
+		}
 	}
 	if s.orphansPending && s.db != nil && s.db.TxStatus() == 'I' {
 		if err := s.dropOrphans(ctx); err != nil {
