@@ -1,3 +1,7 @@
+// One namespace with the database's catalog: names taken by relations,
+// OWNED BY, ALTER TABLE/COMMENT/GRANT/REVOKE on store sequences, and the
+// database's errors about them.
+
 package engine
 
 import (

@@ -1,3 +1,6 @@
+// Evaluating a plan: the values of its sequence calls, its locally answered
+// statements and its sequence DDL, in statement order.
+
 package engine
 
 import (

@@ -1,3 +1,7 @@
+// Sequence DDL in a transaction block, one concept in one file: the DDL a
+// session holds for its open transaction (visible to it at once), savepoints,
+// and the commit protocol that takes it to the store at COMMIT.
+
 package engine
 
 import (
