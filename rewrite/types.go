@@ -44,8 +44,8 @@ var catalogTypes = map[string]sequence.Type{
 // a second keyword (double precision, character varying), or "".
 //
 // A type defined in the database (a domain, an enum, a table's row type)
-// is unknown here and reported as not existing, where PostgreSQL says
-// 22023: both refuse it.
+// is unknown here and reported as not existing; the engine, which can ask
+// the database, turns that into PostgreSQL's 22023.
 func (s *stmt) seqType(parts []int, suffix string) (sequence.Type, error) {
 	last := parts[len(parts)-1]
 	name := s.aliasNamePG(last)

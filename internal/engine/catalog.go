@@ -415,3 +415,38 @@ func (s *Session[A]) DatabaseError(ctx context.Context, err error) error {
 		`seqshim: "%s" is a sequence of seqshim's store, not a relation of the database: the statement cannot read or change it; `+
 			`use nextval, currval and setval, or seqctl show for its state`, written)})
 }
+
+// codeUndefinedObject is PostgreSQL's undefined_object: AS a type that does
+// not exist.
+const codeUndefinedObject = "42704"
+
+// typeError is err, a planning error, unless it says that the type of AS
+// does not exist (rewrite knows the built-in types only) while the database
+// has a type of that name — a domain, an enum, a table's row type: then it
+// is PostgreSQL's 22023 for a type that exists but is not an integer type.
+// It costs a catalog query on that error path only.
+func (s *Session[A]) typeError(ctx context.Context, err error) error {
+	var se *sequence.Error
+	if s.cat == nil || !errors.As(err, &se) || se.Code != codeUndefinedObject {
+		return err
+	}
+	typ, ok := strings.CutPrefix(se.Message, `type "`)
+	if !ok {
+		return err
+	}
+	if typ, ok = strings.CutSuffix(typ, `" does not exist`); !ok {
+		return err
+	}
+	parts := strings.Split(typ, ".")
+	for i, p := range parts {
+		// Quoted always: the message holds names as PostgreSQL looked them
+		// up, and "bigint" (quoted) names no type, where bigint would.
+		parts[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
+	}
+	row, qerr := s.cat.QueryRow(ctx, "SELECT pg_catalog.to_regtype($1) IS NOT NULL", strings.Join(parts, "."))
+	if qerr != nil || len(row) != 1 || (row[0] != "t" && row[0] != "true") {
+		return err
+	}
+	_, notInt := sequence.ParseType("")
+	return notInt
+}

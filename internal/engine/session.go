@@ -156,7 +156,7 @@ func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) 
 		return nil, nil // never more than pass-through statements: see rewrite.Plan
 	}
 	if p.plan.Err != nil {
-		return p, s.Fail(ctx, p.plan.Err)
+		return p, s.Fail(ctx, s.typeError(ctx, p.plan.Err))
 	}
 	if p.pathErr != nil {
 		return p, s.Fail(ctx, p.pathErr)
