@@ -64,6 +64,9 @@ func catalogWord(s string) bool {
 	}
 }
 
+// catalogWordAt is firstWordIs specialised for the trigger scan, which
+// every statement pays: a switch on the first letter rather than a call
+// per word.
 func catalogWordAt(s string, i int) bool {
 	for i < len(s) {
 		switch c := s[i]; {

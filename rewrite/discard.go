@@ -11,7 +11,7 @@ import "strings"
 // allocation, so the driver asks after every statement that reached the
 // database.
 func DiscardsSequences(d Dialect, sql string) bool {
-	return d == Postgres && mayDiscard(sql) && lexDiscards(sql)
+	return d == Postgres && mayStartWithWord(sql, isDiscardWord) && lexDiscards(sql)
 }
 
 // lexDiscards is DiscardsSequences without the cheap test.
@@ -31,46 +31,11 @@ func lexDiscards(sql string) bool {
 	return false
 }
 
-// mayDiscard is the cheap test before the lexer: does a statement appear to
-// start with the word discard, at the start of the text or after a ';'
-// (perhaps one inside a literal: the lexer decides), after white space and
-// comments?
-func mayDiscard(s string) bool {
-	for i := 0; ; {
-		if discardAt(s, i) {
-			return true
-		}
-		j := strings.IndexByte(s[i:], ';')
-		if j < 0 {
-			return false
-		}
-		i += j + 1
-	}
-}
-
-// discardAt reports whether the word discard follows offset i after white
-// space and comments.
-func discardAt(s string, i int) bool {
-	for i < len(s) {
-		switch c := s[i]; {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			i++
-		case c == '-' && i+1 < len(s) && s[i+1] == '-':
-			j := strings.IndexByte(s[i:], '\n')
-			if j < 0 {
-				return false
-			}
-			i += j + 1
-		case c == '/' && i+1 < len(s) && s[i+1] == '*':
-			i = skipBlockComment(s, i)
-		default:
-			const w = "discard"
-			return i+len(w) <= len(s) && strings.EqualFold(s[i:i+len(w)], w) &&
-				(i+len(w) == len(s) || !isIdentCont(s[i+len(w)]))
-		}
-	}
-	return false
-}
+// isDiscardWord is the cheap test before the lexer (with
+// mayStartWithWord): does a statement appear to start with the word
+// discard, at the start of the text or after a ';' (perhaps one inside a
+// literal: the lexer decides), after white space and comments?
+func isDiscardWord(w string) bool { return len(w) == 7 && strings.EqualFold(w, "discard") }
 
 // skipBlockComment returns the offset after the block comment starting at
 // i, which nests as in PostgreSQL, or len(s) when it is not closed.
