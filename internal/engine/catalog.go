@@ -387,6 +387,7 @@ func unsupportedf(format string, args ...any) error {
 // and "does not exist" would mislead. Then it is a 0A000 saying what to do
 // instead. It costs nothing unless err is a 42P01 (one store read then).
 func (s *Session[A]) DatabaseError(ctx context.Context, err error) error {
+	s.heardFrom()
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != sequence.CodeUndefinedTable {
 		return err

@@ -42,6 +42,9 @@ func (s *Session[A]) Evaluate(ctx context.Context, p *Prepared, args A) (Evaluat
 		return Evaluation{}, err
 	}
 	ev, err := s.evaluate(ctx, p.plan, args)
+	if !p.local {
+		s.heardFrom() // it reaches the database, or may have: DDL, the catalog
+	}
 	if p.path != 0 {
 		// After the sequence work: it resolves names with the path of
 		// before the string runs, as the statements before a change do.
@@ -69,7 +72,7 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 	} else {
 		ev.Values = s.scratch[:0]
 	}
-	s.planMode, s.dml = modeUnknown, ""
+	s.planMode, s.dmlText = modeUnknown, ""
 	for i := range pl.Statements {
 		st := &pl.Statements[i]
 		switch st.Kind {
@@ -82,9 +85,7 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 			}
 		case rewrite.Rewrite:
 			ev.Send = true
-			if s.mode != nil {
-				s.dml = dmlVerb(st.Text)
-			}
+			s.dmlText = st.Text
 			for j := range st.Calls {
 				v, _, err := s.call(ctx, &st.Calls[j], args)
 				if err != nil {
@@ -92,7 +93,7 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 				}
 				ev.Values = append(ev.Values, v)
 			}
-			s.dml = ""
+			s.dmlText = ""
 		case rewrite.Local:
 			rows, err := s.local(ctx, st, args)
 			if err != nil {
@@ -358,7 +359,7 @@ func (s *Session[A]) local(ctx context.Context, st *rewrite.Statement, args A) (
 		}
 	}
 	cols := len(st.Calls)
-	r := &Rows{columns: st.Columns, typeName: s.eng.intTypeName()}
+	r := s.newRows(st.Columns)
 	if cols == 0 || n <= int64(len(r.small)/cols) {
 		r.values = r.small[:0] // the common single row: one allocation less
 	} else {

@@ -75,10 +75,33 @@ func (s *Session[A]) beganMode(readOnly bool) {
 }
 
 // defaultReadOnly reports whether a new transaction is read-only, from the
-// parameters the server reports.
+// parameters the server reports. It reads them once between two
+// statements that reach the database ([Session.heardFrom]): the server
+// reports a change only in answer to one.
 func (s *Session[A]) defaultReadOnly() bool {
-	return s.mode.ParameterStatus("default_transaction_read_only") == "on" || s.mode.ParameterStatus("in_hot_standby") == "on"
+	if s.roDefault == modeUnknown {
+		s.roDefault = modeWrite
+		if s.mode.ParameterStatus("default_transaction_read_only") == "on" || s.mode.ParameterStatus("in_hot_standby") == "on" {
+			s.roDefault = modeReadOnly
+		}
+	}
+	return s.roDefault == modeReadOnly
 }
+
+// heardFrom notes that the database may have answered since the session
+// last read what it reports (parameter statuses): a statement went to it,
+// or is about to, or the transaction block began or ended. The methods
+// through which a front end sends or reports statements call it:
+// [Session.Plan] for a text it passes through, [Session.Evaluate] for one
+// that is not answered in process, [Session.PathStatement] (any text that
+// may change a setting: SET, RESET, DISCARD, set_config), the transaction
+// methods, [Session.Fail] and [Session.DatabaseError]. A round trip the
+// session does not see — a prepared statement of the front end's own that
+// cannot change a setting, the inner driver's ping before it reuses a
+// pooled connection — can only bring a change the server makes on its own
+// (a configuration reload, a standby's promotion): the session sees that
+// at its next statement that reaches the database.
+func (s *Session[A]) heardFrom() { s.roDefault = modeUnknown }
 
 // readOnly reports whether the statement being evaluated runs in a
 // read-only transaction.
@@ -124,8 +147,8 @@ func (s *Session[A]) writable(ctx context.Context, name, what string) error {
 			return s.eng.storeErr(err)
 		}
 	}
-	if s.dml != "" {
-		what = s.dml // PostgreSQL refuses the statement before it runs
+	if v := dmlVerb(s.dmlText); v != "" {
+		what = v // PostgreSQL refuses the statement before it runs
 	}
 	return readOnlyError(what)
 }

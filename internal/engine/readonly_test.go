@@ -14,11 +14,12 @@ type modeConn struct {
 	params map[string]string
 	txRO   string // SHOW transaction_read_only
 	shows  int
+	reads  int // ParameterStatus calls
 }
 
 func (c *modeConn) TxStatus() byte                               { return c.status }
 func (c *modeConn) Exec(context.Context, string) error           { c.status = 'E'; return errors.New("raised") }
-func (c *modeConn) ParameterStatus(key string) string            { return c.params[key] }
+func (c *modeConn) ParameterStatus(key string) string            { c.reads++; return c.params[key] }
 func (c *modeConn) Show(context.Context, string) (string, error) { c.shows++; return c.txRO, nil }
 
 func code(err error) string {
@@ -38,7 +39,14 @@ func TestReadOnly(t *testing.T) {
 	if _, _, err := run(t, s, "SELECT nextval('s')"); err != nil || db.shows != 0 {
 		t.Fatalf("outside a transaction: %v, %d SHOWs", err, db.shows)
 	}
-	db.params["in_hot_standby"] = "on"
+	// The server reports a change only in answer to a statement: between
+	// statements answered in process, the session reads its reports once.
+	reads := db.reads
+	db.params["in_hot_standby"] = "on" // promoted the other way: only for the test
+	if _, _, err := run(t, s, "SELECT nextval('s')"); err != nil || db.reads != reads {
+		t.Fatalf("a second statement answered in process: %v, %d more reads of the reports", err, db.reads-reads)
+	}
+	s.AfterPassThrough("SELECT 1") // whose answer brought the report
 	for _, q := range []string{"SELECT nextval('s')", "SELECT setval('s', 5)", "INSERT INTO t VALUES (nextval('s'))", "CREATE SEQUENCE u", "DROP SEQUENCE s"} {
 		if _, _, err := run(t, s, q); code(err) != codeReadOnly {
 			t.Errorf("on a hot standby, %s: %v, want 25006", q, err)
@@ -47,7 +55,7 @@ func TestReadOnly(t *testing.T) {
 	if _, _, err := run(t, s, "SELECT nextval('missing')"); code(err) != "42P01" {
 		t.Errorf("a missing sequence on a hot standby: %v, want 42P01", err)
 	}
-	if ev, _, err := run(t, s, "SELECT currval('s'), lastval(), setval('s', NULL)"); err != nil || rowsOf(ev.First) != "[1,1,<nil>]" {
+	if ev, _, err := run(t, s, "SELECT currval('s'), lastval(), setval('s', NULL)"); err != nil || rowsOf(ev.First) != "[2,2,<nil>]" {
 		t.Errorf("currval, lastval and a NULL setval on a hot standby: %v, %v", ev.First, err)
 	}
 	db.params["in_hot_standby"] = "off"

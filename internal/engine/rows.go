@@ -13,6 +13,20 @@ type Rows struct {
 	nulls    []bool   // nil, or which of values are NULL
 	next     int      // index in values of the next row
 	small    [2]int64 // values of the common single row: one allocation less
+	spare    **Rows   // its session's slot for reuse; nil once closed
+}
+
+// newRows returns empty rows with columns, reusing the last rows the
+// session's front end closed: a statement answered in process allocates
+// nothing for its result.
+func (s *Session[A]) newRows(columns []string) *Rows {
+	r := s.spareRows
+	if r == nil {
+		r = new(Rows)
+	}
+	s.spareRows = nil
+	*r = Rows{columns: columns, typeName: s.eng.intTypeName(), spare: &s.spareRows}
+	return r
 }
 
 // Columns returns the column names, shared with the plan: do not modify.
@@ -46,8 +60,15 @@ func (r *Rows) Next() (values []int64, nulls []bool, ok bool) {
 	return r.values[i : i+n], nulls, true
 }
 
-// Close skips the remaining rows.
-func (r *Rows) Close() { r.next = len(r.values) }
+// Close skips the remaining rows. The front end closes rows at most once
+// and reads nothing of them after: the session reuses them for the next
+// statement answered in process.
+func (r *Rows) Close() {
+	r.next = len(r.values)
+	if r.spare != nil && *r.spare == nil {
+		*r.spare, r.spare = r, nil
+	}
+}
 
 // add appends a value, or a NULL.
 func (r *Rows) add(v int64, null bool) {

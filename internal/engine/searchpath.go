@@ -99,6 +99,7 @@ func (s *Session[A]) PathStatement(query string) {
 func (s *Session[A]) TransactionEnded() { s.notePath(rewrite.EndsTransaction) }
 
 func (s *Session[A]) notePath(e rewrite.PathEffect) {
+	s.heardFrom()
 	if e&rewrite.ChangesPath != 0 {
 		s.path.known = false
 		s.path.touched = true
@@ -122,6 +123,7 @@ func (s *Session[A]) LearnPath(ctx context.Context) error {
 
 // learnPath reads the session's effective search_path.
 func (s *Session[A]) learnPath(ctx context.Context) error {
+	s.heardFrom()
 	row, err := s.cat.QueryRow(ctx, pathQuery)
 	if err != nil {
 		return err

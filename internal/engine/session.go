@@ -56,9 +56,12 @@ type Session[A Args] struct {
 	// Read-only transactions: see readonly.go.
 	mode       ModeConn // db's, nil when it cannot tell
 	txMode     txMode   // mode of the transaction block, if known
+	roDefault  txMode   // mode a new transaction takes, as last read; modeUnknown: read again
 	planMode   txMode   // while evaluating: set by an earlier statement of the string
 	planChange string   // that statement
-	dml        string   // while evaluating a Rewrite statement: its INSERT, UPDATE, … or ""
+	dmlText    string   // while evaluating a Rewrite statement: its text
+
+	spareRows *Rows // local rows closed and ready for reuse; see [Rows.Close]
 
 	// The database's catalog: see catalog.go.
 	orphansPending bool   // an owner may have been dropped in a transaction block: see dropOrphans
@@ -89,6 +92,7 @@ type Prepared struct {
 	path    rewrite.PathEffect // what its pass-through statements may do to the search_path
 	pathErr error              // an unqualified name after a change of the search_path
 	session bool               // rewrite.MaySessionStatement: SET search_path, DROP SCHEMA, …
+	local   bool               // only Local statements: nothing reaches the database
 }
 
 // NumParams is the number of parameters of the SQL as written: parameters
@@ -118,6 +122,7 @@ const maxPlans = 256
 // Prepared is returned with it.
 func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) {
 	if !rewrite.HasTrigger(query) {
+		s.heardFrom()
 		if s.cat != nil && rewrite.MaySessionStatement(s.eng.dialect, query) {
 			if err := s.sessionStatement(ctx, query); err != nil {
 				return nil, err
@@ -134,7 +139,7 @@ func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) 
 		if s.plans == nil {
 			s.plans = make(map[string]*Prepared)
 		}
-		p = &Prepared{plan: pl, query: query}
+		p = &Prepared{plan: pl, query: query, local: allLocal(pl)}
 		if s.cat != nil {
 			p.path, p.pathErr = pathBefore(pl)
 			p.session = rewrite.MaySessionStatement(s.eng.dialect, query)
@@ -153,6 +158,7 @@ func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) 
 		}
 	}
 	if p.plan.PassThrough() {
+		s.heardFrom()
 		return nil, nil // never more than pass-through statements: see rewrite.Plan
 	}
 	if p.plan.Err != nil {
@@ -162,6 +168,16 @@ func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) 
 		return p, s.Fail(ctx, p.pathErr)
 	}
 	return p, nil
+}
+
+// allLocal reports whether every statement of pl is answered in process.
+func allLocal(pl *rewrite.Plan) bool {
+	for i := range pl.Statements {
+		if pl.Statements[i].Kind != rewrite.Local {
+			return false
+		}
+	}
+	return len(pl.Statements) > 0
 }
 
 // maxSQLBuf is the largest rendering buffer a session keeps between
@@ -193,6 +209,7 @@ func (s *Session[A]) SQL(p *Prepared, values []int64) (sql string, bound bool) {
 // text [Session.Plan] passed through: DISCARD SEQUENCES and DISCARD ALL
 // clear currval and lastval.
 func (s *Session[A]) AfterPassThrough(query string) {
+	s.heardFrom()
 	if s.eng.Discards(query) {
 		s.seq.reset()
 	}

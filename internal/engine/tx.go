@@ -71,6 +71,7 @@ func (s *Session[A]) TxFailed() error {
 // statement. The engine's methods call it on their errors; a front end calls
 // it for failures of its own in the middle of a statement.
 func (s *Session[A]) Fail(ctx context.Context, err error) error {
+	s.heardFrom()
 	err = s.eng.convert(err)
 	if s.db == nil || s.db.TxStatus() != 'T' {
 		return err

@@ -110,6 +110,7 @@ func (s *Session[A]) inTx() bool {
 // session knows it is in a transaction; with one, the database's status is
 // the ground truth.
 func (s *Session[A]) Begin(readOnly bool) {
+	s.heardFrom()
 	s.began = true
 	s.beganMode(readOnly)
 }
