@@ -137,7 +137,7 @@ func TestTwoProcesses(t *testing.T) {
 				t.Fatal(err)
 			}
 			spec, pos, _ := c.Alter(m.spec, m.pos)
-			if info.Spec != spec || info.Position != pos {
+			if !info.Spec.Equal(spec) || info.Position != pos {
 				t.Fatalf("Alter = %+v, want spec %+v pos %+v", info, spec, pos)
 			}
 			m.spec, m.pos = spec, pos

@@ -3,6 +3,7 @@ package sequence
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -69,6 +70,10 @@ type Spec struct {
 	// reference the front end encodes and reads back, opaque to the model
 	// and the stores; "" for none. Dropping the column drops the sequence.
 	OwnedBy string
+	// Defaults are the table columns whose default draws from the sequence
+	// (serial, identity, DEFAULT nextval), in (table, column) order; nil for
+	// none. Stores keep them as [EncodeDefaults] writes them.
+	Defaults []ColumnDefault
 }
 
 // DefaultSpec is CREATE SEQUENCE with no options: bigint, 1, 2, 3, ...
@@ -139,6 +144,10 @@ type Clauses struct {
 	Cache      *int64
 	Cycle      *bool
 	OwnedBy    *string // OWNED BY: the new Spec.OwnedBy, "" for OWNED BY NONE
+	// Defaults replaces Spec.Defaults (an empty slice: none); nil keeps
+	// them. Not SQL: the front end sets it for the column DDL it serves,
+	// seqctl for --default.
+	Defaults *[]ColumnDefault
 }
 
 // Int64 returns a pointer to v, for filling in Clauses.
@@ -267,6 +276,15 @@ func (c Clauses) apply(s Spec, pos Position, isInit bool) (Spec, Position, error
 	} else if isInit {
 		s.OwnedBy = ""
 	}
+
+	if c.Defaults != nil {
+		s.Defaults = slices.Clone(*c.Defaults)
+		if len(s.Defaults) == 0 {
+			s.Defaults = nil
+		}
+	} else if isInit {
+		s.Defaults = nil
+	}
 	return s, pos, nil
 }
 
@@ -288,4 +306,12 @@ func (s Spec) String() string {
 	}
 	return fmt.Sprintf("AS %s INCREMENT BY %d MINVALUE %d MAXVALUE %d START WITH %d CACHE %d %s",
 		s.Type, s.Increment, s.Min, s.Max, s.Start, s.Cache, cycle)
+}
+
+// Equal reports whether s and o are the same definition, column defaults
+// included.
+func (s Spec) Equal(o Spec) bool {
+	return s.Type == o.Type && s.Increment == o.Increment && s.Min == o.Min && s.Max == o.Max &&
+		s.Start == o.Start && s.Cache == o.Cache && s.Cycle == o.Cycle && s.OwnedBy == o.OwnedBy &&
+		slices.Equal(s.Defaults, o.Defaults)
 }

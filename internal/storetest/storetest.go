@@ -156,7 +156,7 @@ func describe(t *testing.T, st sequence.Store, m *model) sequence.Info {
 	if err != nil {
 		t.Fatalf("Describe(%s): %v", m.name, err)
 	}
-	if info.Name != m.name || info.Spec != m.spec || info.Position != m.pos {
+	if info.Name != m.name || !info.Spec.Equal(m.spec) || info.Position != m.pos {
 		t.Fatalf("Describe(%s) = name %s spec {%v} pos %+v, want name %s spec {%v} pos %+v",
 			m.name, info.Name, info.Spec, info.Position, m.name, m.spec, m.pos)
 	}
@@ -238,7 +238,7 @@ func testList(t *testing.T, st sequence.Store, n namer) {
 			continue
 		}
 		got = append(got, info.Name)
-		if info.Spec != m.spec || info.Position != m.pos {
+		if !info.Spec.Equal(m.spec) || info.Position != m.pos {
 			t.Errorf("List: %s spec {%v} pos %+v, want {%v} %+v", info.Name, info.Spec, info.Position, m.spec, m.pos)
 		}
 		if info.Reservations != 1 || info.ValuesReserved == 0 {
@@ -380,7 +380,7 @@ func testSetVal(t *testing.T, st sequence.Store, n namer) {
 				t.Fatal(err)
 			}
 			m.pos = pos
-			if info.Name != m.name || info.Spec != m.spec || info.Position != m.pos {
+			if info.Name != m.name || !info.Spec.Equal(m.spec) || info.Position != m.pos {
 				t.Errorf("SetVal returned %+v, want spec {%v} pos %+v", info, m.spec, m.pos)
 			}
 			if info.Version <= before.Version {
@@ -484,7 +484,7 @@ func testAlter(t *testing.T, st sequence.Store, n namer) {
 					t.Fatalf("Alter: %v", err)
 				}
 				m.spec, m.pos = spec, pos
-				if info.Name != m.name || info.Spec != m.spec || info.Position != m.pos {
+				if info.Name != m.name || !info.Spec.Equal(m.spec) || info.Position != m.pos {
 					t.Errorf("Alter returned %+v, want spec {%v} pos %+v", info, m.spec, m.pos)
 				}
 				if info.Version <= before.Version {
