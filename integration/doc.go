@@ -8,6 +8,11 @@
 //   - ent: the code ent generates for the ent recipe (go generate ./ent);
 //   - migrate: goose runs migrations through seqshim; a failed one
 //     leaves no sequence in the store, and its retry succeeds;
+//   - ids: implicit ids (serial, bigserial, IDENTITY) under GORM, bun,
+//     sqlx and goose, each program run natively and through seqshim and
+//     the transcripts compared, the store's sequences checked; four
+//     processes inserting through GORM with a sqlite: and a dynamodb://
+//     store;
 //   - cmd/coexist: a program importing seqshim's driver next to another
 //     SQLite driver, built and run by TestCoexist.
 //
