@@ -205,6 +205,21 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 				return dropError(sequence.NotFoundError(name))
 			}
 		}
+		for _, name := range names { // all or none: dependents first
+			if ok, _ := s.visible(ctx, name); !ok {
+				continue
+			}
+			var err error
+			switch hs := h.seqs[name]; {
+			case hs == nil:
+				err = s.checkDrop(ctx, name, d.Cascade)
+			default:
+				err = dropDependents(name, hs.spec.Defaults, d.Cascade)
+			}
+			if err != nil {
+				return err
+			}
+		}
 		for _, name := range names {
 			if ok, _ := s.visible(ctx, name); !ok {
 				continue
