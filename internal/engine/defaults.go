@@ -147,8 +147,22 @@ const maxInjected = 256
 // session and per version of the column defaults and of the search_path.
 func (s *Session[A]) inject(ctx context.Context, query string) (string, error) {
 	ts, err := s.eng.tableSet(ctx)
-	if err != nil || ts == nil {
+	if err != nil {
 		return query, err
+	}
+	if s.tx != nil {
+		// The transaction's own column DDL, not in the store yet: no memo.
+		ts = ts.overlay(s.heldDefaults())
+		if ts == nil {
+			return query, nil
+		}
+		out, _, err := rewrite.InjectDefaults(s.eng.dialect, query, func(table string, unqualified, columns bool) (*rewrite.TableDefaults, error) {
+			return s.tableDefaults(ctx, ts, table, unqualified, columns)
+		})
+		return out, err
+	}
+	if ts == nil {
+		return query, nil
 	}
 	if m, ok := s.injects[query]; ok && m.version == ts.version && m.pathGen == s.path.changes {
 		return m.text, nil
@@ -221,3 +235,42 @@ func (s *Session[A]) tableDefaults(ctx context.Context, ts *tableSet, table stri
 // columnsQuery lists a table's columns in order, as a search_path-style
 // list of quoted identifiers; no row when the table does not exist.
 const columnsQuery = "SELECT pg_catalog.string_agg(pg_catalog.quote_ident(attname), ',' ORDER BY attnum) FROM pg_catalog.pg_attribute WHERE attrelid = pg_catalog.to_regclass($1) AND attnum > 0 AND NOT attisdropped HAVING count(*) > 0"
+
+// overlay returns ts as a transaction sees it: the sequences of defs (held
+// DDL: their column defaults as the transaction set them) and dropped
+// replace the store's. ts may be nil (no defaults in the store); the
+// result is nil when no table has defaults.
+func (ts *tableSet) overlay(defs map[string][]sequence.ColumnDefault, dropped map[string]bool) *tableSet {
+	if len(defs) == 0 && len(dropped) == 0 {
+		return ts
+	}
+	out := &tableSet{tables: map[string]*rewrite.TableDefaults{}}
+	if ts != nil {
+		out.version, out.loaded = ts.version, ts.loaded
+		for name, t := range ts.tables {
+			var keep []rewrite.ColumnSequence
+			for _, c := range t.Defaults {
+				if _, redefined := defs[c.Sequence]; !redefined && !dropped[c.Sequence] {
+					keep = append(keep, c)
+				}
+			}
+			if len(keep) > 0 {
+				out.tables[name] = &rewrite.TableDefaults{Table: name, Defaults: keep}
+			}
+		}
+	}
+	for seq, ds := range defs {
+		for _, d := range ds {
+			t := out.tables[d.Table]
+			if t == nil {
+				t = &rewrite.TableDefaults{Table: d.Table}
+				out.tables[d.Table] = t
+			}
+			t.Defaults = append(t.Defaults, rewrite.ColumnSequence{Column: d.Column, Sequence: seq, Kind: d.Kind})
+		}
+	}
+	if len(out.tables) == 0 {
+		return nil
+	}
+	return out
+}

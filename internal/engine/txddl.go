@@ -497,7 +497,8 @@ func (s *Session[A]) Commit(ctx context.Context, commit, rollback func(context.C
 // session's currval of the sequences it created or renamed, which the
 // transaction recorded under their names' old incarnations.
 func (s *Session[A]) committed(h *held) {
-	s.eng.ddlGen.Add(1) // resolutions of unqualified names may be stale
+	s.eng.ddlGen.Add(1)    // resolutions of unqualified names may be stale
+	s.eng.forgetDefaults() // column defaults may have changed
 	cache := s.eng.cache
 	dropped := map[string]bool{}
 	for _, o := range uniqueNames(h.drops) {
