@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql/driver"
 	"testing"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // BenchmarkConnPassThrough is the driver-level cost of a pass-through
@@ -72,6 +74,46 @@ func BenchmarkConnRewrite(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := tt.ec.ExecContext(ctx, q, args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkConnInsertPlain is an INSERT into a table without store-backed
+// column defaults: called on the inner connection directly, through
+// seqshim with a store that has no column defaults, and through seqshim
+// with a store that has them for another table — the difference between
+// the last two is what column-default injection adds to every other
+// INSERT.
+func BenchmarkConnInsertPlain(b *testing.B) {
+	q := "INSERT INTO accounts (name, email) VALUES ($1, $2)"
+	args := named("ann", "ann@example.com")
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name     string
+		defaults bool
+		inner    bool
+	}{{"inner", false, true}, {"seqshim", false, false}, {"seqshim-defaults", true, false}} {
+		b.Run(tt.name, func(b *testing.B) {
+			fs := newFakeSetup(b)
+			fs.fake.Rec.Record = false
+			if tt.defaults {
+				defs := []sequence.ColumnDefault{{Table: "orders", Column: "id"}}
+				spec, pos, _ := sequence.Clauses{Defaults: &defs}.Create()
+				if err := fs.store.Create(context.Background(), "orders_id_seq", spec, pos); err != nil {
+					b.Fatal(err)
+				}
+			}
+			c, inner := fs.connect(b)
+			var ec driver.ExecerContext = c
+			if tt.inner {
+				ec = inner
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ec.ExecContext(ctx, q, args); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -49,6 +49,8 @@ type Error struct {
 	Code    string // SQLSTATE, e.g. "2200H"
 	Message string // PostgreSQL's message text, e.g. `nextval: reached maximum value of sequence "s" (10)`
 	Kind    error  // ErrNotFound, ErrLimit, ...
+	Detail  string // PostgreSQL's DETAIL, if any
+	Hint    string // PostgreSQL's HINT, if any
 }
 
 func (e *Error) Error() string { return e.Message }

@@ -159,6 +159,14 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				}
 			}
 		}
+		for _, name := range names { // all or none: dependents first
+			if name == "" {
+				continue
+			}
+			if err := s.checkDrop(ctx, name, d.Cascade); err != nil {
+				return err
+			}
+		}
 		for _, name := range names {
 			if name == "" {
 				continue
@@ -176,6 +184,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			}
 			s.eng.cache.Retire(name)
 			s.seq.drop(name)
+			s.eng.forgetDefaults() // its column defaults went with it
 		}
 	default:
 		return fmt.Errorf("seqshim: unknown DDL operation %v", d.Op)

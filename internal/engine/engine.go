@@ -44,6 +44,8 @@ type Engine struct {
 	// session's resolutions of unqualified names made before a change are
 	// stale.
 	ddlGen atomic.Uint64
+
+	defaults defaults // the store's column defaults: see defaults.go
 }
 
 // New returns an engine. It opens and closes nothing: the caller owns the
@@ -76,7 +78,7 @@ func (e *Engine) Discards(query string) bool { return rewrite.DiscardsSequences(
 func (e *Engine) convert(err error) error {
 	var se *sequence.Error
 	if e.dialect == rewrite.Postgres && errors.As(err, &se) {
-		return &pgconn.PgError{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: se.Code, Message: se.Message}
+		return &pgconn.PgError{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: se.Code, Message: se.Message, Detail: se.Detail, Hint: se.Hint}
 	}
 	return err
 }

@@ -62,6 +62,7 @@ type searchPath struct {
 
 	resolved map[string]string // unqualified canonical name → the sequence it names
 	gen      uint64            // the engine's DDL generation resolved was filled at
+	changes  uint64            // counts the times the path was learned or may have changed
 }
 
 // SetCatalog gives the session a way to read its database session's
@@ -102,10 +103,12 @@ func (s *Session[A]) notePath(e rewrite.PathEffect) {
 	s.heardFrom()
 	if e&rewrite.ChangesPath != 0 {
 		s.path.known = false
+		s.path.changes++
 		s.path.touched = true
 	}
 	if e&(rewrite.EndsTransaction|rewrite.RollsBackToSavepoint) != 0 && s.path.touched {
 		s.path.known = false
+		s.path.changes++
 		// After ROLLBACK TO SAVEPOINT, the transaction may still undo
 		// what came before the savepoint.
 		s.path.touched = e&rewrite.EndsTransaction == 0
@@ -134,6 +137,7 @@ func (s *Session[A]) learnPath(ctx context.Context) error {
 	s.path.schemas = pathSchemas(row[0], "")
 	s.path.trivial = len(s.path.schemas) == 1 && s.path.schemas[0] == sequence.DefaultSchema
 	s.path.known = true
+	s.path.changes++
 	clear(s.path.resolved)
 	return nil
 }

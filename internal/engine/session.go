@@ -49,6 +49,7 @@ type Session[A Args] struct {
 	pendingDrop schemaDrop // store sequences to drop after the database ran a DROP SCHEMA
 
 	plans      map[string]*Prepared // texts with sequence work seen here
+	injects    map[string]injected  // texts with store-backed column defaults written out
 	lastHandle *seqcache.Handle     // cache handle of the last nextval
 	scratch    [4]int64             // call values of one statement
 	sqlBuf     []byte               // rendering buffer, reused
@@ -86,7 +87,8 @@ func (s *Session[A]) Engine() *Engine { return s.eng }
 // (which then depends on the plan only). It belongs to its session.
 type Prepared struct {
 	plan  *rewrite.Plan
-	query string // the text planned
+	query string // the text given
+	text  string // the text planned: query, or query with its column defaults written out
 	bound string // "" until rendered, and when values are inlined
 
 	path    rewrite.PathEffect // what its pass-through statements may do to the search_path
@@ -121,7 +123,14 @@ const maxPlans = 256
 // with the error converted and the transaction aborted ([Session.Fail]); the
 // Prepared is returned with it.
 func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) {
-	if !rewrite.HasTrigger(query) {
+	text := query // what is planned: query with its column defaults written out
+	if rewrite.MayInject(s.eng.dialect, query) {
+		var err error
+		if text, err = s.inject(ctx, query); err != nil {
+			return nil, s.Fail(ctx, err)
+		}
+	}
+	if !rewrite.HasTrigger(text) {
 		s.heardFrom()
 		if s.cat != nil && rewrite.MaySessionStatement(s.eng.dialect, query) {
 			if err := s.sessionStatement(ctx, query); err != nil {
@@ -131,15 +140,15 @@ func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) 
 		return nil, nil
 	}
 	p := s.plans[query]
-	if p == nil {
-		pl, _ := s.eng.planner.Plan(query)
+	if p == nil || p.text != text {
+		pl, _ := s.eng.planner.Plan(text)
 		if len(s.plans) >= maxPlans {
 			clear(s.plans)
 		}
 		if s.plans == nil {
 			s.plans = make(map[string]*Prepared)
 		}
-		p = &Prepared{plan: pl, query: query, local: allLocal(pl)}
+		p = &Prepared{plan: pl, query: query, text: text, local: allLocal(pl)}
 		if s.cat != nil {
 			p.path, p.pathErr = pathBefore(pl)
 			p.session = rewrite.MaySessionStatement(s.eng.dialect, query)

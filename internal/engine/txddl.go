@@ -205,6 +205,21 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 				return dropError(sequence.NotFoundError(name))
 			}
 		}
+		for _, name := range names { // all or none: dependents first
+			if ok, _ := s.visible(ctx, name); !ok {
+				continue
+			}
+			var err error
+			switch hs := h.seqs[name]; {
+			case hs == nil:
+				err = s.checkDrop(ctx, name, d.Cascade)
+			default:
+				err = dropDependents(name, hs.spec.Defaults, d.Cascade)
+			}
+			if err != nil {
+				return err
+			}
+		}
 		for _, name := range names {
 			if ok, _ := s.visible(ctx, name); !ok {
 				continue
@@ -482,7 +497,8 @@ func (s *Session[A]) Commit(ctx context.Context, commit, rollback func(context.C
 // session's currval of the sequences it created or renamed, which the
 // transaction recorded under their names' old incarnations.
 func (s *Session[A]) committed(h *held) {
-	s.eng.ddlGen.Add(1) // resolutions of unqualified names may be stale
+	s.eng.ddlGen.Add(1)    // resolutions of unqualified names may be stale
+	s.eng.forgetDefaults() // column defaults may have changed
 	cache := s.eng.cache
 	dropped := map[string]bool{}
 	for _, o := range uniqueNames(h.drops) {

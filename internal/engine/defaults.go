@@ -1,0 +1,276 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/seqshim/seqshim/rewrite"
+	"github.com/seqshim/seqshim/sequence"
+)
+
+// Store-backed column defaults: a table column whose default draws from a
+// store sequence (sequence.Spec.Defaults) has no default in the database,
+// so the session writes it into the INSERTs that need it
+// ([rewrite.InjectDefaults]) before it plans them: the nextval calls that
+// come out are served like written ones.
+//
+// The engine keeps the store's column defaults as a map of tables, loaded
+// at the first statement that may insert into one, again after column DDL
+// of its own sessions, and in the background when older than defaultsTTL,
+// so that a table another process creates is seen within that time.
+
+// defaultsTTL bounds how long a process keeps using what it read of the
+// store's column defaults: the time within which it sees a table another
+// process created, altered or dropped.
+const defaultsTTL = 10 * time.Second
+
+// defaultsTimeout bounds a load of the store's column defaults;
+// retryDefaults is the wait before another after a first load failed.
+const (
+	defaultsTimeout = 10 * time.Second
+	retryDefaults   = time.Second
+)
+
+// tableSet is one load of the store's column defaults. It is immutable
+// once published, but for columns.
+type tableSet struct {
+	tables  map[string]*rewrite.TableDefaults // canonical table name → its defaults (Columns nil)
+	version uint64                            // distinct for every load that changed tables
+	loaded  time.Time
+
+	mu      sync.Mutex          // guards columns
+	columns map[string][]string // table → its columns in order, as read from the database
+}
+
+// defaults is the engine's view of the store's column defaults.
+type defaults struct {
+	set     atomic.Pointer[tableSet] // nil until the first load
+	loading atomic.Bool              // a background load is running
+	mu      sync.Mutex               // serialises loads
+	version uint64                   // guarded by mu: the last version given
+}
+
+// tableSet returns the table set, loading it when there is none yet or
+// when stale: synchronously the first time, in the background afterwards.
+// It returns nil when the store has no column defaults at all.
+func (e *Engine) tableSet(ctx context.Context) (*tableSet, error) {
+	ts := e.defaults.set.Load()
+	if ts == nil {
+		if err := e.loadDefaults(ctx); err != nil {
+			// Statements go as they are (an INSERT that needed a default
+			// fails in the database, NOT NULL) until a load succeeds: a
+			// store outage must not fail the INSERTs of every table.
+			e.defaults.set.CompareAndSwap(nil, &tableSet{loaded: time.Now().Add(retryDefaults - defaultsTTL)})
+			return nil, nil
+		}
+		ts = e.defaults.set.Load()
+	} else if time.Since(ts.loaded) > defaultsTTL && e.defaults.loading.CompareAndSwap(false, true) {
+		go func() {
+			defer e.defaults.loading.Store(false)
+			ctx, cancel := context.WithTimeout(context.Background(), defaultsTimeout)
+			defer cancel()
+			_ = e.loadDefaults(ctx) // kept as it was: the next statement tries again
+		}()
+	}
+	if len(ts.tables) == 0 {
+		return nil, nil
+	}
+	return ts, nil
+}
+
+// loadDefaults reads every sequence's column defaults from the store.
+func (e *Engine) loadDefaults(ctx context.Context) error {
+	e.defaults.mu.Lock()
+	defer e.defaults.mu.Unlock()
+	infos, err := e.store.List(ctx)
+	if err != nil {
+		return e.storeErr(err)
+	}
+	tables := map[string]*rewrite.TableDefaults{}
+	for _, info := range infos {
+		for _, d := range info.Spec.Defaults {
+			t := tables[d.Table]
+			if t == nil {
+				t = &rewrite.TableDefaults{Table: d.Table}
+				tables[d.Table] = t
+			}
+			t.Defaults = append(t.Defaults, rewrite.ColumnSequence{Column: d.Column, Sequence: info.Name, Kind: d.Kind})
+		}
+	}
+	old := e.defaults.set.Load()
+	version := e.defaults.version
+	if old == nil || !sameTables(old.tables, tables) {
+		e.defaults.version++
+		version = e.defaults.version
+	}
+	e.defaults.set.Store(&tableSet{tables: tables, version: version, loaded: time.Now()})
+	return nil
+}
+
+// forgetDefaults makes the next statement that may need the column
+// defaults read them again: after column DDL.
+func (e *Engine) forgetDefaults() { e.defaults.set.Store(nil) }
+
+func sameTables(a, b map[string]*rewrite.TableDefaults) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, ta := range a {
+		tb := b[name]
+		if tb == nil || len(ta.Defaults) != len(tb.Defaults) {
+			return false
+		}
+		for i := range ta.Defaults {
+			if ta.Defaults[i] != tb.Defaults[i] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// injected is a text with its column defaults written out, as a session
+// memoises it.
+type injected struct {
+	text    string // what to plan
+	version uint64 // tableSet.version it was made with
+	pathGen uint64 // the session's path generation it was made with
+}
+
+// maxInjected bounds a session's memo of injected texts.
+const maxInjected = 256
+
+// inject returns query with the store-backed column defaults of its
+// INSERTs written out, or query itself. A text is injected once per
+// session and per version of the column defaults and of the search_path.
+func (s *Session[A]) inject(ctx context.Context, query string) (string, error) {
+	ts, err := s.eng.tableSet(ctx)
+	if err != nil {
+		return query, err
+	}
+	if s.tx != nil {
+		// The transaction's own column DDL, not in the store yet: no memo.
+		ts = ts.overlay(s.heldDefaults())
+		if ts == nil {
+			return query, nil
+		}
+		out, _, err := rewrite.InjectDefaults(s.eng.dialect, query, func(table string, unqualified, columns bool) (*rewrite.TableDefaults, error) {
+			return s.tableDefaults(ctx, ts, table, unqualified, columns)
+		})
+		return out, err
+	}
+	if ts == nil {
+		return query, nil
+	}
+	if m, ok := s.injects[query]; ok && m.version == ts.version && m.pathGen == s.path.changes {
+		return m.text, nil
+	}
+	out, _, err := rewrite.InjectDefaults(s.eng.dialect, query, func(table string, unqualified, columns bool) (*rewrite.TableDefaults, error) {
+		return s.tableDefaults(ctx, ts, table, unqualified, columns)
+	})
+	if err != nil {
+		return "", err
+	}
+	if len(s.injects) >= maxInjected {
+		clear(s.injects)
+	}
+	if s.injects == nil {
+		s.injects = make(map[string]injected)
+	}
+	s.injects[query] = injected{text: out, version: ts.version, pathGen: s.path.changes}
+	return out, nil
+}
+
+// tableDefaults returns the column defaults of table, resolving an
+// unqualified name through the search_path: the first schema of the path
+// with a table of that name that has store defaults. (A table of the same
+// name without store defaults earlier in the path is not seen: see the
+// README's Caveats.)
+func (s *Session[A]) tableDefaults(ctx context.Context, ts *tableSet, table string, unqualified, columns bool) (*rewrite.TableDefaults, error) {
+	t := ts.tables[table]
+	if unqualified && s.cat != nil {
+		if !s.path.known {
+			if err := s.learnPath(ctx); err != nil {
+				return nil, err
+			}
+		}
+		if !s.path.trivial {
+			t = nil
+			rel := sequence.RelName(table)
+			for _, schema := range s.path.schemas {
+				if t = ts.tables[sequence.FormatName(schema, rel)]; t != nil {
+					break
+				}
+			}
+		}
+	}
+	if t == nil || !columns {
+		return t, nil
+	}
+	ts.mu.Lock()
+	cols, ok := ts.columns[t.Table]
+	ts.mu.Unlock()
+	if !ok && s.cat != nil {
+		row, err := s.cat.QueryRow(ctx, columnsQuery, t.Table)
+		if err != nil {
+			return nil, err
+		}
+		if len(row) == 1 {
+			cols, _ = sequence.SplitIdentifiers(row[0])
+		}
+		ts.mu.Lock()
+		if ts.columns == nil {
+			ts.columns = map[string][]string{}
+		}
+		ts.columns[t.Table] = cols
+		ts.mu.Unlock()
+	}
+	c := *t
+	c.Columns = cols
+	return &c, nil
+}
+
+// columnsQuery lists a table's columns in order, as a search_path-style
+// list of quoted identifiers; no row when the table does not exist.
+const columnsQuery = "SELECT pg_catalog.string_agg(pg_catalog.quote_ident(attname), ',' ORDER BY attnum) FROM pg_catalog.pg_attribute WHERE attrelid = pg_catalog.to_regclass($1) AND attnum > 0 AND NOT attisdropped HAVING count(*) > 0"
+
+// overlay returns ts as a transaction sees it: the sequences of defs (held
+// DDL: their column defaults as the transaction set them) and dropped
+// replace the store's. ts may be nil (no defaults in the store); the
+// result is nil when no table has defaults.
+func (ts *tableSet) overlay(defs map[string][]sequence.ColumnDefault, dropped map[string]bool) *tableSet {
+	if len(defs) == 0 && len(dropped) == 0 {
+		return ts
+	}
+	out := &tableSet{tables: map[string]*rewrite.TableDefaults{}}
+	if ts != nil {
+		out.version, out.loaded = ts.version, ts.loaded
+		for name, t := range ts.tables {
+			var keep []rewrite.ColumnSequence
+			for _, c := range t.Defaults {
+				if _, redefined := defs[c.Sequence]; !redefined && !dropped[c.Sequence] {
+					keep = append(keep, c)
+				}
+			}
+			if len(keep) > 0 {
+				out.tables[name] = &rewrite.TableDefaults{Table: name, Defaults: keep}
+			}
+		}
+	}
+	for seq, ds := range defs {
+		for _, d := range ds {
+			t := out.tables[d.Table]
+			if t == nil {
+				t = &rewrite.TableDefaults{Table: d.Table}
+				out.tables[d.Table] = t
+			}
+			t.Defaults = append(t.Defaults, rewrite.ColumnSequence{Column: d.Column, Sequence: seq, Kind: d.Kind})
+		}
+	}
+	if len(out.tables) == 0 {
+		return nil
+	}
+	return out
+}
