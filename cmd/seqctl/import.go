@@ -280,7 +280,7 @@ func (a *app) printImport(plan []importItem) error {
 func (a *app) noteUnrecorded(plan []importItem, lateBound []lateBoundDefault, schemas string) {
 	for _, it := range plan {
 		for _, u := range it.Unrecorded {
-			fmt.Fprintf(a.stderr, "note: column %s has DEFAULT %s: it draws from %s but is not a plain nextval; not recorded, seqshim does not serve it\n",
+			fmt.Fprintf(a.stderr, "note: column %s has DEFAULT %s: it uses %s but is not a plain nextval of it; not recorded, seqshim does not serve it\n",
 				u.Column, u.Expression, it.Name)
 		}
 	}
