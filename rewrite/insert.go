@@ -297,7 +297,15 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]edit, error) {
 			names = append(names, sequence.QuoteIdent(d.Column))
 			values = append(values, nextvalText(d.Sequence))
 		}
-		return []edit{{at: j, through: j + 1, text: "(" + strings.Join(names, ", ") + ") VALUES (" + strings.Join(values, ", ") + ")", replace: true}}, nil
+		overrides := ""
+		if needsSystemValue(t.Defaults, overriding) && overriding == "" {
+			overrides = " OVERRIDING SYSTEM VALUE"
+		}
+		edits := []edit{{at: j, through: j + 1, text: "(" + strings.Join(names, ", ") + ")" + overrides + " VALUES (" + strings.Join(values, ", ") + ")", replace: true}}
+		if overriding == "user" && needsSystemValue(t.Defaults, overriding) {
+			edits = append([]edit{{at: j - 2, text: "SYSTEM", replace: true}}, edits...)
+		}
+		return edits, nil
 	}
 
 	// VALUES rows.
@@ -407,7 +415,35 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]edit, error) {
 			edits = append(edits, edit{at: s.match[open], text: b.String()})
 		}
 	}
+	// The values written for identity columns must reach a column that is
+	// an identity in the database too (one imported from a live schema):
+	// OVERRIDING SYSTEM VALUE, which PostgreSQL accepts for any table.
+	if len(edits) > 0 && needsSystemValue(t.Defaults, overriding) {
+		switch overriding {
+		case "":
+			edits = append(edits, edit{at: j, text: "OVERRIDING SYSTEM VALUE "})
+		case "user":
+			edits = append(edits, edit{at: j - 2, text: "SYSTEM", replace: true})
+		}
+	}
 	return edits, nil
+}
+
+// needsSystemValue reports whether an INSERT giving values to the columns
+// defs, with OVERRIDING overriding ("", "system" or "user"), must say
+// OVERRIDING SYSTEM VALUE for a database whose columns are identities:
+// an ALWAYS identity refuses values without it, and OVERRIDING USER VALUE
+// would make the database ignore them.
+func needsSystemValue(defs []ColumnSequence, overriding string) bool {
+	for _, d := range defs {
+		switch {
+		case d.Kind == sequence.IdentityAlways && overriding != "system":
+			return true
+		case d.Kind == sequence.IdentityByDefault && overriding == "user":
+			return true
+		}
+	}
+	return false
 }
 
 // isDefault reports whether the item [it[0], it[1]) is the word DEFAULT.
