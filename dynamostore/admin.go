@@ -82,6 +82,17 @@ func (s *Store) Alter(ctx context.Context, name string, c sequence.Clauses) (seq
 			update += ", #owner = :owner"
 			values[":owner"] = str(spec.OwnedBy)
 		}
+		// Column defaults are written only when the clauses replace them: an
+		// Alter of other options leaves the attribute as it is.
+		removeDefs := false
+		if c.Defaults != nil {
+			if len(spec.Defaults) > 0 {
+				update += ", #defaults = :defaults"
+				values[":defaults"] = str(sequence.EncodeDefaults(spec.Defaults))
+			} else {
+				removeDefs = true
+			}
+		}
 		cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v"
 		if c.Restart || c.RestartAt != nil {
 			update += ", #last = :nl, #called = :nc"
@@ -90,8 +101,13 @@ func (s *Store) Alter(ctx context.Context, name string, c sequence.Clauses) (seq
 			cond += " AND #last BETWEEN :min AND :max"
 		}
 		update += " ADD #ver :one"
-		if spec.OwnedBy == "" {
+		switch {
+		case spec.OwnedBy == "" && removeDefs:
+			update += " REMOVE #owner, #defaults"
+		case spec.OwnedBy == "":
 			update += " REMOVE #owner"
+		case removeDefs:
+			update += " REMOVE #defaults"
 		}
 		out, err := s.updateItem(ctx, s.key(name), update, cond, values, types.ReturnValueAllNew)
 		s.forget(name)

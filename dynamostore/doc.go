@@ -40,6 +40,10 @@
 //	resv     N     reservations: blocks handed out
 //	nres     N     values in those blocks
 //	lastres  N     Unix milliseconds of the last reservation (absent if none)
+//	owner    S     OWNED BY (sequence.Spec.OwnedBy; absent if none)
+//	defaults S     the table columns whose default draws from the sequence
+//	               (sequence.Spec.Defaults as sequence.EncodeDefaults writes
+//	               them; absent if none)
 //	moved    S     only while a Rename is in progress: the new name (fenced)
 //	from     S     only while a Rename is in progress: the old key, on the new item
 //

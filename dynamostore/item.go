@@ -15,23 +15,24 @@ import (
 // expression refers to them as #name placeholders, since several (name, type,
 // min, max, cycle, cache) are DynamoDB reserved words.
 const (
-	attrKey     = "name"    // S: prefix + canonical sequence name (partition key)
-	attrType    = "type"    // S: smallint, integer or bigint
-	attrInc     = "inc"     // N: INCREMENT BY
-	attrMin     = "min"     // N: MINVALUE
-	attrMax     = "max"     // N: MAXVALUE
-	attrStart   = "start"   // N: START WITH
-	attrCache   = "cache"   // N: CACHE (a hint)
-	attrCycle   = "cycle"   // BOOL: CYCLE
-	attrLast    = "last"    // N: position: last value handed out (or next, if not called)
-	attrCalled  = "called"  // BOOL: position: whether last was handed out
-	attrVer     = "ver"     // N: bumped by every spec or position change other than Reserve/Release
-	attrGen     = "gen"     // S: random, set by Create: tells a recreated sequence from the one dropped
-	attrResv    = "resv"    // N: blocks handed out by Reserve
-	attrNres    = "nres"    // N: values in those blocks
-	attrLastRes = "lastres" // N: Unix milliseconds of the last Reserve; absent if never
-	attrMoved   = "moved"   // S: present while a Rename moves the item to this canonical name
-	attrOwner   = "owner"   // S: OWNED BY (sequence.Spec.OwnedBy); absent for none
+	attrKey     = "name"     // S: prefix + canonical sequence name (partition key)
+	attrType    = "type"     // S: smallint, integer or bigint
+	attrInc     = "inc"      // N: INCREMENT BY
+	attrMin     = "min"      // N: MINVALUE
+	attrMax     = "max"      // N: MAXVALUE
+	attrStart   = "start"    // N: START WITH
+	attrCache   = "cache"    // N: CACHE (a hint)
+	attrCycle   = "cycle"    // BOOL: CYCLE
+	attrLast    = "last"     // N: position: last value handed out (or next, if not called)
+	attrCalled  = "called"   // BOOL: position: whether last was handed out
+	attrVer     = "ver"      // N: bumped by every spec or position change other than Reserve/Release
+	attrGen     = "gen"      // S: random, set by Create: tells a recreated sequence from the one dropped
+	attrResv    = "resv"     // N: blocks handed out by Reserve
+	attrNres    = "nres"     // N: values in those blocks
+	attrLastRes = "lastres"  // N: Unix milliseconds of the last Reserve; absent if never
+	attrMoved   = "moved"    // S: present while a Rename moves the item to this canonical name
+	attrOwner   = "owner"    // S: OWNED BY (sequence.Spec.OwnedBy); absent for none
+	attrDefs    = "defaults" // S: column defaults (sequence.EncodeDefaults of Spec.Defaults); absent for none
 )
 
 // record is a decoded item.
@@ -79,6 +80,9 @@ func putSpec(m map[string]types.AttributeValue, spec sequence.Spec) {
 	if spec.OwnedBy != "" {
 		m[attrOwner] = str(spec.OwnedBy)
 	}
+	if len(spec.Defaults) > 0 {
+		m[attrDefs] = str(sequence.EncodeDefaults(spec.Defaults))
+	}
 }
 
 func putPos(m map[string]types.AttributeValue, pos sequence.Position) {
@@ -109,6 +113,13 @@ func decode(name string, item map[string]types.AttributeValue) (record, error) {
 	}
 	if _, ok := item[attrOwner]; ok {
 		r.info.Spec.OwnedBy = d.str(attrOwner)
+	}
+	if _, ok := item[attrDefs]; ok {
+		defs, err := sequence.DecodeDefaults(d.str(attrDefs))
+		if err != nil {
+			d.fail(attrDefs)
+		}
+		r.info.Spec.Defaults = defs
 	}
 	r.info.Position = sequence.Position{Last: d.int(attrLast), Called: d.bool(attrCalled)}
 	r.info.Version = d.int(attrVer)

@@ -3,18 +3,20 @@ package memstore
 import (
 	"context"
 	"fmt"
-	"github.com/seqshim/seqshim/sequence"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // Store is a sequence store ([sequence.Store]) held in memory, safe for concurrent use. The zero
 // value is not usable; call [New] or [Open].
 type Store struct {
-	mu   sync.Mutex
-	seqs map[string]*sequence.Info
+	mu   sync.Mutex                // guards seqs and the Infos it points to
+	seqs map[string]*sequence.Info // Spec.Defaults is the store's own copy, never a caller's
 }
 
 var (
@@ -111,6 +113,7 @@ func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos
 	if s.seqs[name] != nil {
 		return sequence.ExistsError(name)
 	}
+	spec.Defaults = slices.Clone(spec.Defaults)
 	s.seqs[name] = &sequence.Info{Name: name, Spec: spec, Position: pos, Version: 1}
 	return nil
 }
@@ -128,7 +131,7 @@ func (s *Store) Alter(ctx context.Context, name string, c sequence.Clauses) (seq
 	}
 	info.Spec, info.Position = spec, pos
 	info.Version++
-	return *info, nil
+	return copyOf(info), nil
 }
 
 // SetVal implements [sequence.Admin] with [sequence.Spec.SetVal].
@@ -144,7 +147,7 @@ func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled b
 	}
 	info.Position = pos
 	info.Version++
-	return *info, nil
+	return copyOf(info), nil
 }
 
 // Rename implements [sequence.Admin].
@@ -184,7 +187,7 @@ func (s *Store) Describe(ctx context.Context, name string) (sequence.Info, error
 		return sequence.Info{}, err
 	}
 	defer s.mu.Unlock()
-	return *info, nil
+	return copyOf(info), nil
 }
 
 // List implements [sequence.Admin]: every sequence, ordered by name (byte
@@ -196,7 +199,7 @@ func (s *Store) List(ctx context.Context) ([]sequence.Info, error) {
 	s.mu.Lock()
 	infos := make([]sequence.Info, 0, len(s.seqs))
 	for _, info := range s.seqs {
-		infos = append(infos, *info)
+		infos = append(infos, copyOf(info))
 	}
 	s.mu.Unlock()
 	sort.Slice(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
@@ -216,4 +219,12 @@ func (s *Store) lock(ctx context.Context, name string) (*sequence.Info, error) {
 		return nil, sequence.NotFoundError(name)
 	}
 	return info, nil
+}
+
+// copyOf returns *info with a slice of its own, so that callers cannot change
+// the store's state through what it returns.
+func copyOf(info *sequence.Info) sequence.Info {
+	out := *info
+	out.Spec.Defaults = slices.Clone(info.Spec.Defaults)
+	return out
 }

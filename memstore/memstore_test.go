@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/seqshim/seqshim/internal/storetest"
@@ -82,3 +83,79 @@ func BenchmarkReserve(b *testing.B) {
 }
 
 func errorsIsInvalid(err error) bool { return errors.Is(err, sequence.ErrInvalid) }
+
+// TestDefaultsNotShared checks that the column defaults a caller passes in or
+// gets back are copies: changing them does not change the store.
+func TestDefaultsNotShared(t *testing.T) {
+	orig := []sequence.ColumnDefault{{Table: "orders", Column: "id", Kind: sequence.IdentityAlways}}
+	tests := []struct {
+		name string
+		// got returns a slice the caller holds after an operation on s.
+		got func(t *testing.T, st *Store, in []sequence.ColumnDefault) []sequence.ColumnDefault
+	}{
+		{"Create argument", func(t *testing.T, st *Store, in []sequence.ColumnDefault) []sequence.ColumnDefault {
+			return in
+		}},
+		{"Describe", func(t *testing.T, st *Store, _ []sequence.ColumnDefault) []sequence.ColumnDefault {
+			info, err := st.Describe(t.Context(), "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return info.Spec.Defaults
+		}},
+		{"List", func(t *testing.T, st *Store, _ []sequence.ColumnDefault) []sequence.ColumnDefault {
+			infos, err := st.List(t.Context())
+			if err != nil || len(infos) != 1 {
+				t.Fatalf("List: %v, %v", infos, err)
+			}
+			return infos[0].Spec.Defaults
+		}},
+		{"Alter result", func(t *testing.T, st *Store, _ []sequence.ColumnDefault) []sequence.ColumnDefault {
+			info, err := st.Alter(t.Context(), "s", sequence.Clauses{Cache: sequence.Int64(5)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return info.Spec.Defaults
+		}},
+		{"Alter argument", func(t *testing.T, st *Store, _ []sequence.ColumnDefault) []sequence.ColumnDefault {
+			in := slices.Clone(orig)
+			if _, err := st.Alter(t.Context(), "s", sequence.Clauses{Defaults: &in}); err != nil {
+				t.Fatal(err)
+			}
+			return in
+		}},
+		{"SetVal result", func(t *testing.T, st *Store, _ []sequence.ColumnDefault) []sequence.ColumnDefault {
+			info, err := st.SetVal(t.Context(), "s", 5, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return info.Spec.Defaults
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := New()
+			in := slices.Clone(orig)
+			spec, pos, err := sequence.Clauses{Defaults: &in}.Create()
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec.Defaults = in // the caller's own slice, not the clone Create made
+			if err := st.Create(t.Context(), "s", spec, pos); err != nil {
+				t.Fatal(err)
+			}
+			got := tc.got(t, st, in)
+			if len(got) != 1 {
+				t.Fatalf("defaults %v, want %v", got, orig)
+			}
+			got[0].Column = "changed"
+			info, err := st.Describe(t.Context(), "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(info.Spec.Defaults, orig) {
+				t.Errorf("after the caller changed its slice: stored defaults %v, want %v", info.Spec.Defaults, orig)
+			}
+		})
+	}
+}

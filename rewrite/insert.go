@@ -85,7 +85,7 @@ func InjectDefaults(d Dialect, sql string, lookup TableLookup) (string, bool, er
 	if l.open {
 		return sql, false, nil
 	}
-	var edits []edit
+	var edits []insertEdit
 	for _, sp := range split(l) {
 		s := &stmt{l: l, sp: sp, toks: l.toks[sp.a:sp.b]}
 		s.structure()
@@ -104,7 +104,7 @@ func InjectDefaults(d Dialect, sql string, lookup TableLookup) (string, bool, er
 	if len(edits) == 0 {
 		return sql, false, nil
 	}
-	span := func(e edit) (start, end int) {
+	span := func(e insertEdit) (start, end int) {
 		t := l.toks[e.at]
 		switch {
 		case e.replace:
@@ -114,7 +114,7 @@ func InjectDefaults(d Dialect, sql string, lookup TableLookup) (string, bool, er
 		}
 		return t.start, t.start
 	}
-	slices.SortStableFunc(edits, func(a, b edit) int {
+	slices.SortStableFunc(edits, func(a, b insertEdit) int {
 		sa, _ := span(a)
 		sb, _ := span(b)
 		return sa - sb
@@ -132,10 +132,10 @@ func InjectDefaults(d Dialect, sql string, lookup TableLookup) (string, bool, er
 	return b.String(), true, nil
 }
 
-// edit is a change of the text at a token (an index in the whole text's
+// insertEdit is a change of the text at a token (an index in the whole text's
 // tokens once InjectDefaults collected it): text inserted before it, after
 // it, or in its place.
-type edit struct {
+type insertEdit struct {
 	at             int
 	text           string
 	after, replace bool
@@ -145,8 +145,8 @@ type edit struct {
 // injectDefaults finds the INSERT, UPDATE and COPY statements of s (an
 // INSERT may be the body of a WITH query) and returns their edits, in
 // text order.
-func (s *stmt) injectDefaults(lookup TableLookup) ([]edit, error) {
-	var edits []edit
+func (s *stmt) injectDefaults(lookup TableLookup) ([]insertEdit, error) {
+	var edits []insertEdit
 	for i := range s.toks {
 		switch {
 		case s.is(i, "insert") && s.is(i+1, "into") && s.startsQuery(i):
@@ -231,7 +231,7 @@ func (s *stmt) items(open int) [][2]int {
 }
 
 // injectInsert plans the edits of the INSERT at token i.
-func (s *stmt) injectInsert(i int, lookup TableLookup) ([]edit, error) {
+func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 	table, unqualified, j, ok := s.target(i + 2)
 	if !ok {
 		return nil, nil
@@ -297,7 +297,15 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]edit, error) {
 			names = append(names, sequence.QuoteIdent(d.Column))
 			values = append(values, nextvalText(d.Sequence))
 		}
-		return []edit{{at: j, through: j + 1, text: "(" + strings.Join(names, ", ") + ") VALUES (" + strings.Join(values, ", ") + ")", replace: true}}, nil
+		overrides := ""
+		if needsSystemValue(t.Defaults, overriding) && overriding == "" {
+			overrides = " OVERRIDING SYSTEM VALUE"
+		}
+		edits := []insertEdit{{at: j, through: j + 1, text: "(" + strings.Join(names, ", ") + ")" + overrides + " VALUES (" + strings.Join(values, ", ") + ")", replace: true}}
+		if overriding == "user" && needsSystemValue(t.Defaults, overriding) {
+			edits = append([]insertEdit{{at: j - 2, text: "SYSTEM", replace: true}}, edits...)
+		}
+		return edits, nil
 	}
 
 	// VALUES rows.
@@ -337,7 +345,7 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]edit, error) {
 			given[at] = d
 		}
 	}
-	var edits []edit
+	var edits []insertEdit
 	if len(missing) > 0 {
 		var b strings.Builder
 		if listOpen < 0 {
@@ -357,9 +365,9 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]edit, error) {
 		}
 		if listOpen < 0 {
 			b.WriteString(")")
-			edits = append(edits, edit{at: afterTable, text: b.String(), after: true})
+			edits = append(edits, insertEdit{at: afterTable, text: b.String(), after: true})
 		} else {
-			edits = append(edits, edit{at: s.match[listOpen], text: b.String()})
+			edits = append(edits, insertEdit{at: s.match[listOpen], text: b.String()})
 		}
 	}
 	// Check every row before any value is drawn, as PostgreSQL's rewriter
@@ -386,7 +394,7 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]edit, error) {
 			switch {
 			case d == nil:
 			case isDefault(s, it):
-				edits = append(edits, edit{at: it[0], text: nextvalText(d.Sequence), replace: true})
+				edits = append(edits, insertEdit{at: it[0], text: nextvalText(d.Sequence), replace: true})
 			case overriding == "user" && d.Kind.IsIdentity():
 				// PostgreSQL ignores the value written: so does the text
 				// sent, which has the default in its place.
@@ -395,7 +403,7 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]edit, error) {
 						return nil, perRow("OVERRIDING USER VALUE ignores the parameter given for identity column %s, which the database would then not know: leave the column out, or write DEFAULT for it", sequence.QuoteIdent(d.Column))
 					}
 				}
-				edits = append(edits, edit{at: it[0], through: it[1] - 1, text: nextvalText(d.Sequence), replace: true})
+				edits = append(edits, insertEdit{at: it[0], through: it[1] - 1, text: nextvalText(d.Sequence), replace: true})
 			}
 		}
 		if len(missing) > 0 {
@@ -404,10 +412,38 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]edit, error) {
 				b.WriteString(", ")
 				b.WriteString(nextvalText(m.Sequence))
 			}
-			edits = append(edits, edit{at: s.match[open], text: b.String()})
+			edits = append(edits, insertEdit{at: s.match[open], text: b.String()})
+		}
+	}
+	// The values written for identity columns must reach a column that is
+	// an identity in the database too (one imported from a live schema):
+	// OVERRIDING SYSTEM VALUE, which PostgreSQL accepts for any table.
+	if len(edits) > 0 && needsSystemValue(t.Defaults, overriding) {
+		switch overriding {
+		case "":
+			edits = append(edits, insertEdit{at: j, text: "OVERRIDING SYSTEM VALUE "})
+		case "user":
+			edits = append(edits, insertEdit{at: j - 2, text: "SYSTEM", replace: true})
 		}
 	}
 	return edits, nil
+}
+
+// needsSystemValue reports whether an INSERT giving values to the columns
+// defs, with OVERRIDING overriding ("", "system" or "user"), must say
+// OVERRIDING SYSTEM VALUE for a database whose columns are identities:
+// an ALWAYS identity refuses values without it, and OVERRIDING USER VALUE
+// would make the database ignore them.
+func needsSystemValue(defs []ColumnSequence, overriding string) bool {
+	for _, d := range defs {
+		switch {
+		case d.Kind == sequence.IdentityAlways && overriding != "system":
+			return true
+		case d.Kind == sequence.IdentityByDefault && overriding == "user":
+			return true
+		}
+	}
+	return false
 }
 
 // isDefault reports whether the item [it[0], it[1]) is the word DEFAULT.

@@ -19,8 +19,10 @@
 // or [New] wraps a *sql.DB the program already has. The table (default
 // [DefaultTable], or [Options.Table], or the URL parameter table=) is created
 // on first use with CREATE TABLE IF NOT EXISTS: one row per sequence, holding
-// its name, spec, position (last value, is_called), version and burn-rate
-// counters.
+// its name, spec (with OWNED BY and the column defaults), position (last
+// value, is_called), version and burn-rate counters. A table made by an
+// earlier version gets the columns it lacks (ALTER TABLE ... ADD COLUMN) the
+// first time a Store uses it; its rows are kept.
 //
 // # Guarantees
 //

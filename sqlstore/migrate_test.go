@@ -1,47 +1,107 @@
 package sqlstore_test
 
 import (
+	"context"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/sequence"
+	"github.com/seqshim/seqshim/sqlstore"
 )
 
-// TestMigrateOwnedBy opens a store on a table made before the owned_by
-// column: the column is added, the rows kept, and OWNED BY stored.
-func TestMigrateOwnedBy(t *testing.T) {
-	url := "sqlite:" + filepath.Join(t.TempDir(), "seq.db")
-	st := openT(t, url)
-	ctx := t.Context()
-	for _, q := range []string{
-		`CREATE TABLE seqshim_sequences (
+// oldTables are the table's earlier versions, each with one row as that
+// version wrote it ($T stands for the table's name).
+var oldTables = []struct {
+	name    string
+	create  string
+	row     string
+	ownedBy string // the row's owned_by, if that version has it
+}{
+	{
+		name: "before owned_by",
+		create: `CREATE TABLE $T (
 	name TEXT NOT NULL PRIMARY KEY, seq_type TEXT NOT NULL, increment_by BIGINT NOT NULL,
 	min_value BIGINT NOT NULL, max_value BIGINT NOT NULL, start_value BIGINT NOT NULL,
 	cache_size BIGINT NOT NULL, is_cycle BIGINT NOT NULL, last_value BIGINT NOT NULL,
 	is_called BIGINT NOT NULL, version BIGINT NOT NULL, reservations BIGINT NOT NULL,
 	values_reserved BIGINT NOT NULL, last_reserved BIGINT NOT NULL)`,
-		`INSERT INTO seqshim_sequences VALUES ('public.old', 'bigint', 1, 1, 9223372036854775807, 1, 1, 0, 5, 1, 1, 0, 0, 0)`,
-	} {
-		if _, err := st.DB().ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
+		row: `INSERT INTO $T VALUES ('old', 'bigint', 1, 1, 9223372036854775807, 1, 1, 0, 5, 1, 1, 0, 0, 0)`,
+	},
+	{
+		name: "before defaults",
+		create: `CREATE TABLE $T (
+	name TEXT NOT NULL PRIMARY KEY, seq_type TEXT NOT NULL, increment_by BIGINT NOT NULL,
+	min_value BIGINT NOT NULL, max_value BIGINT NOT NULL, start_value BIGINT NOT NULL,
+	cache_size BIGINT NOT NULL, is_cycle BIGINT NOT NULL, last_value BIGINT NOT NULL,
+	is_called BIGINT NOT NULL, version BIGINT NOT NULL, reservations BIGINT NOT NULL,
+	values_reserved BIGINT NOT NULL, last_reserved BIGINT NOT NULL,
+	owned_by TEXT NOT NULL DEFAULT '')`,
+		row:     `INSERT INTO $T VALUES ('old', 'bigint', 1, 1, 9223372036854775807, 1, 1, 0, 5, 1, 1, 0, 0, 0, 'db/1/2/3')`,
+		ownedBy: "db/1/2/3",
+	},
+}
+
+// TestMigrate opens a store on a table made by an earlier version: the
+// missing columns are added, the rows kept, and OWNED BY and column defaults
+// stored from then on; a second store on the migrated table opens as is.
+func TestMigrate(t *testing.T) {
+	dialects := []struct {
+		name string
+		url  func(tb testing.TB) string // a database for one test
+	}{
+		{"sqlite", func(tb testing.TB) string { return "sqlite:" + filepath.Join(tb.TempDir(), "seq.db") }},
+		{"postgres", testenv.PG},
+	}
+	open := func(t *testing.T, url, table string) *sqlstore.Store {
+		st := openT(t, url, func(o *sqlstore.Options) { o.Table = table })
+		t.Cleanup(func() {
+			if _, err := st.DB().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+table); err != nil {
+				t.Error(err)
+			}
+		})
+		return st
+	}
+	defaults := []sequence.ColumnDefault{{Table: "orders", Column: "id", Kind: sequence.IdentityByDefault}}
+	for _, d := range dialects {
+		for _, old := range oldTables {
+			t.Run(d.name+"/"+old.name, func(t *testing.T) {
+				ctx := t.Context()
+				url, table := d.url(t), "seqshim_migrate_"+randomSuffix(t)
+				st := open(t, url, table)
+				for _, q := range []string{old.create, old.row} {
+					if _, err := st.DB().ExecContext(ctx, strings.ReplaceAll(q, "$T", table)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				info, err := st.Describe(ctx, "old")
+				if err != nil {
+					t.Fatalf("Describe of a row made %s: %v", old.name, err)
+				}
+				if info.Position.Last != 5 || info.Spec.OwnedBy != old.ownedBy || info.Spec.Defaults != nil {
+					t.Errorf("old row: %+v", info)
+				}
+				spec, pos, _ := sequence.Clauses{Defaults: &defaults}.Create()
+				spec.OwnedBy = "db/1/2/4"
+				if err := st.Create(ctx, "new", spec, pos); err != nil {
+					t.Fatal(err)
+				}
+				if info, err := st.Describe(ctx, "new"); err != nil || !info.Spec.Equal(spec) {
+					t.Errorf("Describe(new) = %+v, %v; want OwnedBy and Defaults kept", info.Spec, err)
+				}
+				if info, err := st.Alter(ctx, "old", sequence.Clauses{Defaults: &defaults}); err != nil ||
+					!slices.Equal(info.Spec.Defaults, defaults) || info.Spec.OwnedBy != old.ownedBy {
+					t.Errorf("Alter(old, defaults) = %+v, %v", info.Spec, err)
+				}
+
+				// The table is up to date now: another store uses it as is.
+				again := open(t, url, table)
+				if info, err := again.Describe(ctx, "old"); err != nil || !slices.Equal(info.Spec.Defaults, defaults) {
+					t.Errorf("second store: Describe(old) = %+v, %v", info.Spec, err)
+				}
+			})
 		}
-	}
-	if st.Table() != "seqshim_sequences" {
-		t.Fatalf("default table is %q: the test creates the wrong one", st.Table())
-	}
-	info, err := st.Describe(ctx, "public.old")
-	if err != nil {
-		t.Fatalf("Describe of a row made before owned_by: %v", err)
-	}
-	if info.Position.Last != 5 || info.Spec.OwnedBy != "" {
-		t.Errorf("old row: %+v", info)
-	}
-	spec, pos, _ := sequence.Clauses{OwnedBy: new(string)}.Create()
-	spec.OwnedBy = "db/1/2/3"
-	if err := st.Create(ctx, "public.new", spec, pos); err != nil {
-		t.Fatal(err)
-	}
-	if info, err := st.Describe(ctx, "public.new"); err != nil || info.Spec.OwnedBy != "db/1/2/3" {
-		t.Errorf("Describe(public.new) = %+v, %v; want OwnedBy kept", info.Spec, err)
 	}
 }

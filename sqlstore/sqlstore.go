@@ -114,11 +114,16 @@ func (s *Store) Table() string { return s.table }
 // queries are the statements of one dialect and table, built once.
 type queries struct {
 	create, sel, selLock, list, insert, update, rename, drop string
-	addOwner                                                 string // migration of a table made before owned_by
+	// added are the columns a table made by an older version lacks, in the
+	// order they were introduced, with the ALTER TABLE that adds each.
+	added []addedColumn
 }
 
+// addedColumn is a column added to the table after its first version.
+type addedColumn struct{ name, add string }
+
 const columns = `name, seq_type, increment_by, min_value, max_value, start_value, cache_size, is_cycle,
-	last_value, is_called, version, reservations, values_reserved, last_reserved, owned_by`
+	last_value, is_called, version, reservations, values_reserved, last_reserved, owned_by, defaults`
 
 func makeQueries(d Dialect, table string) queries {
 	// Every column is a 64-bit integer but the name and type, so one DDL
@@ -139,15 +144,19 @@ func makeQueries(d Dialect, table string) queries {
 	reservations BIGINT NOT NULL,
 	values_reserved BIGINT NOT NULL,
 	last_reserved BIGINT NOT NULL,
-	owned_by TEXT NOT NULL DEFAULT ''
+	owned_by TEXT NOT NULL DEFAULT '',
+	defaults TEXT NOT NULL DEFAULT ''
 )`,
-		addOwner: `ALTER TABLE ` + table + ` ADD COLUMN owned_by TEXT NOT NULL DEFAULT ''`,
-		sel:      `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
-		list:     `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
-		insert:   `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		added: []addedColumn{
+			{"owned_by", `ALTER TABLE ` + table + ` ADD COLUMN owned_by TEXT NOT NULL DEFAULT ''`},
+			{"defaults", `ALTER TABLE ` + table + ` ADD COLUMN defaults TEXT NOT NULL DEFAULT ''`},
+		},
+		sel:    `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
+		list:   `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
+		insert: `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
 		update: `UPDATE ` + table + ` SET seq_type = ?, increment_by = ?, min_value = ?, max_value = ?, start_value = ?,
 	cache_size = ?, is_cycle = ?, last_value = ?, is_called = ?, version = ?, reservations = ?, values_reserved = ?,
-	last_reserved = ?, owned_by = ? WHERE name = ?`,
+	last_reserved = ?, owned_by = ?, defaults = ? WHERE name = ?`,
 		rename: `UPDATE ` + table + ` SET name = ? WHERE name = ?`,
 		drop:   `DELETE FROM ` + table + ` WHERE name = ?`,
 	}
@@ -194,12 +203,16 @@ func (s *Store) init(ctx context.Context) error {
 			return fmt.Errorf("create table %s: %w", s.table, err)
 		}
 	}
-	// A table created before OWNED BY was kept gets its column; two
-	// sessions adding it at once: one fails although the column now exists.
-	if _, err := s.db.ExecContext(ctx, `SELECT owned_by FROM `+s.table+` WHERE 1 = 0`); err != nil {
-		if _, err := s.db.ExecContext(ctx, s.q.addOwner); err != nil {
-			if _, err2 := s.db.ExecContext(ctx, `SELECT owned_by FROM `+s.table+` WHERE 1 = 0`); err2 != nil {
-				return fmt.Errorf("add column owned_by to %s: %w", s.table, err)
+	// A table created before OWNED BY or column defaults were kept gets
+	// their columns; two sessions adding one at once: one fails although
+	// the column now exists.
+	for _, c := range s.q.added {
+		probe := `SELECT ` + c.name + ` FROM ` + s.table + ` WHERE 1 = 0`
+		if _, err := s.db.ExecContext(ctx, probe); err != nil {
+			if _, err := s.db.ExecContext(ctx, c.add); err != nil {
+				if _, err2 := s.db.ExecContext(ctx, probe); err2 != nil {
+					return fmt.Errorf("add column %s to %s: %w", c.name, s.table, err)
+				}
 			}
 		}
 	}
@@ -212,18 +225,21 @@ type scanner interface{ Scan(dest ...any) error }
 func scanInfo(sc scanner) (sequence.Info, error) {
 	var (
 		info                     sequence.Info
-		typ                      string
+		typ, defaults            string
 		cycle, called, lastNanos int64
 	)
 	err := sc.Scan(&info.Name, &typ, &info.Spec.Increment, &info.Spec.Min, &info.Spec.Max, &info.Spec.Start,
 		&info.Spec.Cache, &cycle, &info.Position.Last, &called, &info.Version, &info.Reservations,
-		&info.ValuesReserved, &lastNanos, &info.Spec.OwnedBy)
+		&info.ValuesReserved, &lastNanos, &info.Spec.OwnedBy, &defaults)
 	if err != nil {
 		return info, err
 	}
 	t, err := sequence.ParseType(typ)
 	if err != nil {
 		return info, fmt.Errorf("sqlstore: bad seq_type %q in row %s: %w", typ, info.Name, err)
+	}
+	if info.Spec.Defaults, err = sequence.DecodeDefaults(defaults); err != nil {
+		return info, fmt.Errorf("sqlstore: bad defaults in row %s: %w", info.Name, err)
 	}
 	info.Spec.Type = t
 	info.Spec.Cycle = cycle != 0
@@ -253,7 +269,8 @@ func (s *Store) update(ctx context.Context, tx *sql.Tx, info *sequence.Info) err
 	sp := &info.Spec
 	_, err := tx.ExecContext(ctx, s.q.update, sp.Type.String(), sp.Increment, sp.Min, sp.Max, sp.Start,
 		sp.Cache, b2i(sp.Cycle), info.Position.Last, b2i(info.Position.Called), info.Version,
-		info.Reservations, info.ValuesReserved, nanos(info.LastReserved), sp.OwnedBy, info.Name)
+		info.Reservations, info.ValuesReserved, nanos(info.LastReserved), sp.OwnedBy,
+		sequence.EncodeDefaults(sp.Defaults), info.Name)
 	return err
 }
 
@@ -356,7 +373,8 @@ func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos
 	}
 	return s.wrap("create", name, s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q.insert, name, spec.Type.String(), spec.Increment, spec.Min, spec.Max,
-			spec.Start, spec.Cache, b2i(spec.Cycle), pos.Last, b2i(pos.Called), 1, 0, 0, 0, spec.OwnedBy)
+			spec.Start, spec.Cache, b2i(spec.Cycle), pos.Last, b2i(pos.Called), 1, 0, 0, 0, spec.OwnedBy,
+			sequence.EncodeDefaults(spec.Defaults))
 		if err != nil {
 			return err
 		}

@@ -15,12 +15,21 @@ process's cache are still handed out (restart the services, or expect up to a
 cache block of old values).
 
 --rename-to gives the counter a new name (ALTER SEQUENCE ... RENAME TO),
-keeping its spec and position; it cannot be combined with other options.
+keeping its spec, position and column defaults; it cannot be combined with
+other options.
+
+--default TABLE.COLUMN[:KIND] adds a column whose default draws from the
+counter, or changes the kind of one it has (see 'seqctl create --help' for the
+form); --no-default TABLE.COLUMN removes one (an error if the counter does
+not have it); --no-defaults removes them all, and with --default replaces
+them. --default and --no-default read the counter's column defaults and write
+the whole list back: run one such change of a counter at a time.
 
 examples:
   seqctl alter orders_seq --maxvalue 1000000000
   seqctl alter orders_seq --restart=5000
-  seqctl alter orders_seq --rename-to order_no`
+  seqctl alter orders_seq --rename-to order_no
+  seqctl alter orders_seq --default orders.id:by-default --no-default old_orders.id`
 
 func (a *app) cmdAlter(ctx context.Context, args []string) error {
 	fs := a.flagSet("alter", "NAME [flags]", alterDoc)
@@ -41,8 +50,12 @@ func (a *app) cmdAlter(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	edit, err := sf.defaultsEdit()
+	if err != nil {
+		return err
+	}
 	if *renameTo != "" {
-		if c != (sequence.Clauses{}) {
+		if c != (sequence.Clauses{}) || !edit.empty() {
 			return usagef("--rename-to cannot be combined with other options")
 		}
 		newName, err := nameArg(*renameTo)
@@ -51,7 +64,7 @@ func (a *app) cmdAlter(ctx context.Context, args []string) error {
 		}
 		return a.rename(ctx, name, newName)
 	}
-	if c == (sequence.Clauses{}) {
+	if c == (sequence.Clauses{}) && edit.empty() {
 		return usagef("nothing to change: give at least one option (see --help)")
 	}
 	st, err := a.store(ctx)
@@ -59,6 +72,11 @@ func (a *app) cmdAlter(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeStore(st)
+	if !edit.empty() {
+		if c.Defaults, err = a.editDefaults(ctx, st, name, edit); err != nil {
+			return err
+		}
+	}
 	info, err := st.Alter(ctx, name, c)
 	if err != nil {
 		return a.storeErr(err, name)
@@ -66,8 +84,31 @@ func (a *app) cmdAlter(ctx context.Context, args []string) error {
 	if a.output == "json" {
 		return writeJSON(a.stdout, toJSON(info))
 	}
-	_, err = fmt.Fprintf(a.stdout, "altered %s: %s; next value %s\n", name, info.Spec, fmtNext(info))
+	_, err = fmt.Fprintf(a.stdout, "altered %s: %s; next value %s%s\n", name, info.Spec, fmtNext(info),
+		fmtDefaultsSuffix(info.Spec.Defaults, !edit.empty()))
 	return err
+}
+
+// editDefaults returns the column defaults counter name has after edit:
+// read from the store unless the edit replaces them all, and checked against
+// the other counters' claims.
+func (a *app) editDefaults(ctx context.Context, st sequence.Store, name string, edit defaultsEdit) (*[]sequence.ColumnDefault, error) {
+	var current []sequence.ColumnDefault
+	if !edit.replaces() {
+		info, err := st.Describe(ctx, name)
+		if err != nil {
+			return nil, a.storeErr(err, name)
+		}
+		current = info.Spec.Defaults
+	}
+	defaults, err := edit.apply(name, current)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.checkUnclaimed(ctx, st, name, edit.set); err != nil {
+		return nil, err
+	}
+	return &defaults, nil
 }
 
 func (a *app) rename(ctx context.Context, name, newName string) error {

@@ -13,6 +13,12 @@
 // waits as long as the store does. Run "seqctl --help" for the commands and
 // exit codes, and "seqctl COMMAND --help" for each command's flags.
 //
+// A counter can be the default of table columns (serial, GENERATED ... AS
+// IDENTITY, DEFAULT nextval): the store keeps them with it, and seqctl
+// shows them (show, list, -o json), sets them (create and alter --default
+// TABLE.COLUMN[:default|always|by-default]; alter --no-default TABLE.COLUMN
+// and --no-defaults), and import records them from the database's catalog.
+//
 // A typical migration of a live PostgreSQL database:
 //
 //	seqctl init

@@ -31,6 +31,9 @@ type counterJSON struct {
 	Reservations   int64      `json:"reservations"`
 	ValuesReserved int64      `json:"values_reserved"`
 	LastReserved   *time.Time `json:"last_reserved"` // null: never
+	// ColumnDefaults are the columns whose default draws from the counter
+	// ([] for none).
+	ColumnDefaults []columnDefaultJSON `json:"column_defaults"`
 }
 
 func toJSON(info sequence.Info) counterJSON {
@@ -49,6 +52,7 @@ func toJSON(info sequence.Info) counterJSON {
 		Version:        info.Version,
 		Reservations:   info.Reservations,
 		ValuesReserved: info.ValuesReserved,
+		ColumnDefaults: defaultsJSON(info.Spec.Defaults),
 	}
 	if v, ok := nextValue(info); ok {
 		c.NextValue = &v
@@ -102,6 +106,16 @@ func writeCounter(tw *tabwriter.Writer, info sequence.Info, now time.Time) {
 	fmt.Fprintf(tw, "start:\t%d\n", s.Start)
 	fmt.Fprintf(tw, "cache:\t%d\n", s.Cache)
 	fmt.Fprintf(tw, "cycle:\t%t\n", s.Cycle)
+	if len(s.Defaults) == 0 {
+		fmt.Fprintf(tw, "column defaults:\tnone\n")
+	}
+	for i, d := range s.Defaults {
+		label := "column defaults:"
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", label, d)
+	}
 	fmt.Fprintf(tw, "last value:\t%d (%s)\n", p.Last, called)
 	fmt.Fprintf(tw, "next value:\t%s\n", fmtNext(info))
 	fmt.Fprintf(tw, "remaining:\t%d values before %s\n", s.Remaining(p), limitName(s))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/seqshim/seqshim/internal/storeurl"
@@ -32,6 +33,18 @@ skipped if its range lies past the native sequence, and is a conflict
 otherwise (exit code 4; nothing is created then). A sequence without room
 for the margin before its limit is an error (nothing is created then).
 
+Each counter also records the table columns whose default draws from its
+native sequence, as the catalog says (not pg_get_serial_sequence, which tells
+ownership): a DEFAULT nextval('s') of a serial, bigserial or other column
+(kind default) and an identity column (always, by-default), of ordinary and
+partitioned tables. A default that depends on the sequence but is not a plain
+nextval of it ('INV-' || nextval('s'), currval('s')) is not recorded, nor is
+one naming its sequence as text (nextval('s'::text)), resolved when it runs;
+import lists both on stderr ("note: ..."): seqshim does not serve them. A
+column that another counter of the store has already is an error (nothing is
+created then). A counter that exists already keeps its column defaults; the
+plan says when they differ from the database's ('seqctl alter --default').
+
 --dry-run prints the plan without creating anything.`
 
 // importItem is one line of the import plan.
@@ -43,10 +56,16 @@ type importItem struct {
 	BurnPerDay *float64 `json:"native_burn_per_day"`
 	Margin     int64    `json:"margin"`
 	StoreFirst *int64   `json:"store_first_value"`
-	Action     string   `json:"action"` // create, created, skip, conflict, error
-	Reason     string   `json:"reason,omitempty"`
+	// ColumnDefaults are the columns whose default draws from the native
+	// sequence, recorded with the counter it creates ([] for none).
+	ColumnDefaults []columnDefaultJSON `json:"column_defaults"`
+	// Unrecorded are the column defaults that depend on the native sequence
+	// but that import does not record (not a plain nextval).
+	Unrecorded []unrecordedDefault `json:"unrecorded_defaults,omitempty"`
+	Action     string              `json:"action"` // create, created, skip, conflict, error
+	Reason     string              `json:"reason,omitempty"`
 
-	spec sequence.Spec
+	spec sequence.Spec // with the column defaults to record
 }
 
 func (a *app) cmdImport(ctx context.Context, args []string) error {
@@ -76,6 +95,10 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	if len(seqs) == 0 {
 		return fmt.Errorf("no sequence to import in %s: %w", storeurl.Redact(*from), sequence.ErrNotFound)
 	}
+	defaults, err := readDefaults(ctx, conn)
+	if err != nil {
+		return err
+	}
 	perDay := make([]*float64, len(seqs))
 	if *margin == 0 && *sample > 0 {
 		start := a.now()
@@ -100,7 +123,11 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	}
 	defer closeStore(st)
 	plan := make([]importItem, len(seqs))
-	var conflicts, failures int
+	var (
+		conflicts, failures int
+		infos               []sequence.Info // the store's counters, once listed
+		listed              bool
+	)
 	for i, n := range seqs {
 		m := *margin
 		if m == 0 {
@@ -110,8 +137,21 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 			}
 		}
 		it := importItem{Name: n.Name, NativeLast: n.Pos.Last, NativeCall: n.Pos.Called,
-			BurnPerDay: perDay[i], Margin: m, spec: n.Spec}
+			BurnPerDay: perDay[i], Margin: m, spec: n.Spec,
+			ColumnDefaults: defaultsJSON(defaults.cols[n.Name]), Unrecorded: defaults.unrecorded[n.Name]}
+		it.spec.Defaults = defaults.cols[n.Name]
 		a.planImport(ctx, st, n, &it)
+		if it.Action == "create" && len(it.spec.Defaults) > 0 {
+			if !listed {
+				if infos, err = st.List(ctx); err != nil {
+					return a.storeErr(err, "")
+				}
+				listed = true
+			}
+			if err := claimedElsewhere(infos, it.Name, it.spec.Defaults); err != nil {
+				it.Action, it.Reason = "error", err.Error()
+			}
+		}
 		switch it.Action {
 		case "conflict":
 			conflicts++
@@ -138,6 +178,7 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 	if err := a.printImport(plan); err != nil {
 		return err
 	}
+	a.noteUnrecorded(plan, defaults.lateBound, *schemas)
 	switch {
 	case conflicts > 0:
 		return fmt.Errorf("%d counter(s) exist in the store with a range overlapping the native sequence; nothing created: %w", conflicts, sequence.ErrExists)
@@ -188,6 +229,10 @@ func (a *app) planImport(ctx context.Context, st sequence.Store, n nativeSeq, it
 		it.StoreFirst = &r
 		if info.Spec.Descending() == n.Spec.Descending() && !beyond(n.Spec, next, r) {
 			it.Action, it.Reason = "skip", fmt.Sprintf("exists; its range starts at %d, past the native next value", r)
+			if !slices.Equal(info.Spec.Defaults, it.spec.Defaults) {
+				it.Reason += fmt.Sprintf("; its column defaults (%s) differ from the database's (%s), left as they are",
+					fmtDefaultsInline(info.Spec.Defaults), fmtDefaultsInline(it.spec.Defaults))
+			}
 		} else {
 			it.Action, it.Reason = "conflict", fmt.Sprintf("exists; its range (from %d) overlaps the native sequence: check and fix by hand (seqctl show/setval/drop)", r)
 		}
@@ -206,7 +251,7 @@ func (a *app) printImport(plan []importItem) error {
 		return writeJSON(a.stdout, plan)
 	}
 	tw := newTable(a.stdout)
-	fmt.Fprintln(tw, "NAME\tNATIVE NEXT\tBURN/DAY\tMARGIN\tSTORE FIRST\tACTION")
+	fmt.Fprintln(tw, "NAME\tNATIVE NEXT\tBURN/DAY\tMARGIN\tSTORE FIRST\tCOLUMN DEFAULTS\tACTION")
 	for _, it := range plan {
 		next, burn, first := "-", "-", "-"
 		if it.NativeNext != nil {
@@ -222,7 +267,28 @@ func (a *app) printImport(plan []importItem) error {
 		if it.Reason != "" {
 			action += ": " + it.Reason
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", it.Name, next, burn, it.Margin, first, action)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", it.Name, next, burn, it.Margin, first,
+			fmtDefaultsShort(it.spec.Defaults), action)
 	}
 	return tw.Flush()
+}
+
+// noteUnrecorded tells, on stderr, of the column defaults import found but
+// does not record: those of the planned sequences that are not a plain
+// nextval, and those naming their sequence as text, in the tables of the
+// schemas imported.
+func (a *app) noteUnrecorded(plan []importItem, lateBound []lateBoundDefault, schemas string) {
+	for _, it := range plan {
+		for _, u := range it.Unrecorded {
+			fmt.Fprintf(a.stderr, "note: column %s has DEFAULT %s: it uses %s but is not a plain nextval of it; not recorded, seqshim does not serve it\n",
+				u.Column, u.Expression, it.Name)
+		}
+	}
+	filter, _ := newSeqFilter(nil, schemas)
+	for _, l := range lateBound {
+		if filter.schemas == nil || filter.schemas[l.schema] {
+			fmt.Fprintf(a.stderr, "note: column %s has DEFAULT %s, which names its sequence as text, looked up when it runs; not recorded (record it with 'seqctl alter COUNTER --default %s')\n",
+				l.Column, l.Expression, l.Column)
+		}
+	}
 }

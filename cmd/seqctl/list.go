@@ -7,8 +7,10 @@ import (
 
 const listDoc = `
 Lists every counter of the store, ordered by name: type, increment, bounds,
-the next value, cycle, and the reservation counters (values reserved in
-blocks by all processes, and when the last block was taken).`
+the next value, cycle, the reservation counters (values reserved in blocks by
+all processes, and when the last block was taken), and the table columns
+whose default draws from the counter (the first, and how many more: 'seqctl
+show NAME' lists them all).`
 
 func (a *app) cmdList(ctx context.Context, args []string) error {
 	fs := a.flagSet("list", "[flags]", listDoc)
@@ -39,7 +41,7 @@ func (a *app) cmdList(ctx context.Context, args []string) error {
 	}
 	now := a.now()
 	tw := newTable(a.stdout)
-	fmt.Fprintln(tw, "NAME\tTYPE\tINCREMENT\tMINVALUE\tMAXVALUE\tNEXT\tCYCLE\tRESERVED\tLAST RESERVATION")
+	fmt.Fprintln(tw, "NAME\tTYPE\tINCREMENT\tMINVALUE\tMAXVALUE\tNEXT\tCYCLE\tRESERVED\tLAST RESERVATION\tCOLUMN DEFAULTS")
 	for _, info := range infos {
 		s := info.Spec
 		last := "never"
@@ -50,8 +52,8 @@ func (a *app) cmdList(ctx context.Context, args []string) error {
 		if v, ok := nextValue(info); ok {
 			next = fmt.Sprint(v)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%t\t%d\t%s\n",
-			info.Name, s.Type, s.Increment, s.Min, s.Max, next, s.Cycle, info.ValuesReserved, last)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%t\t%d\t%s\t%s\n",
+			info.Name, s.Type, s.Increment, s.Min, s.Max, next, s.Cycle, info.ValuesReserved, last, fmtDefaultsShort(s.Defaults))
 	}
 	return tw.Flush()
 }

@@ -15,7 +15,8 @@ func TestList(t *testing.T) {
 		}
 		ts.ok("create", "zeta")
 		ts.ok("create", "alpha", "--increment", "5")
-		ts.ok("create", "app.mid", "--maxvalue", "3")
+		ts.ok("create", "app.mid", "--maxvalue", "3", "--default", "app.t.id:always")
+		ts.ok("create", "zz", "--default", "b.x", "--default", "a.x", "--default", "c.x")
 		ts.ok("next", "alpha", "-n", "2")
 		ts.ok("next", "app.mid", "-n", "3")
 
@@ -25,16 +26,29 @@ func TestList(t *testing.T) {
 		for _, c := range got {
 			names = append(names, c.Name)
 		}
-		if strings.Join(names, " ") != "alpha app.mid zeta" {
+		if strings.Join(names, " ") != "alpha app.mid zeta zz" {
 			t.Fatalf("list -o json names: %v", names)
 		}
 		if got[0].ValuesReserved != 2 || *got[0].NextValue != 11 || got[1].NextValue != nil || got[1].Remaining != 0 {
 			t.Errorf("list -o json: %+v", got)
 		}
+		if len(got[0].ColumnDefaults) != 0 || len(got[1].ColumnDefaults) != 1 || got[1].ColumnDefaults[0].Column != "app.t.id" ||
+			len(got[3].ColumnDefaults) != 3 || got[3].ColumnDefaults[0].Column != "a.x" {
+			t.Errorf("list -o json column defaults: %+v", got)
+		}
 
 		rows := lines(ts.ok("list"))
-		if len(rows) != 4 {
+		if len(rows) != 5 {
 			t.Fatalf("list: %q", rows)
+		}
+		if !strings.HasSuffix(rows[0], "LAST RESERVATION  COLUMN DEFAULTS") {
+			t.Errorf("list header: %q", rows[0])
+		}
+		// The last column: the first column default and how many more.
+		for i, want := range []string{"  -", "  app.t.id (always)", "  -", "  a.x (default) +2 more"} {
+			if !strings.HasSuffix(rows[i+1], want) {
+				t.Errorf("list row %d: %q, want it to end with %q", i, rows[i+1], want)
+			}
 		}
 		for i, want := range [][]string{
 			{"alpha", "bigint", "5", "1", "9223372036854775807", "11", "false", "2"},

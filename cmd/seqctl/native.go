@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -194,3 +195,133 @@ func nativeNext(n nativeSeq) (int64, bool) {
 
 // maxMargin keeps margin+1 from overflowing.
 const maxMargin = math.MaxInt64 / 2
+
+// nativeDefaults are the table columns whose default draws from native
+// sequences, as the catalog records them.
+type nativeDefaults struct {
+	// cols are the columns that draw plain values, by canonical sequence
+	// name, in (table, column) order: DEFAULT nextval (serial too) and
+	// identity columns.
+	cols map[string][]sequence.ColumnDefault
+	// unrecorded are defaults that depend on a sequence but are not a plain
+	// nextval of it ('INV-' || nextval(...), currval(...)): seqshim cannot
+	// serve them, by canonical sequence name.
+	unrecorded map[string][]unrecordedDefault
+	// lateBound are defaults that call nextval with a name looked up when
+	// they run (nextval('s'::text)): the catalog does not say which sequence.
+	lateBound []lateBoundDefault
+}
+
+// unrecordedDefault is a column default that import does not record.
+type unrecordedDefault struct {
+	Column     string `json:"column"` // as --default takes it
+	Expression string `json:"expression"`
+}
+
+// lateBoundDefault is an unrecordedDefault of no known sequence, with the
+// schema of its table (for --schema).
+type lateBoundDefault struct {
+	unrecordedDefault
+	schema string
+}
+
+// plainNextval matches a default expression, as pg_get_expr writes it, that
+// is nextval of one regclass constant, perhaps cast to an integer type (what
+// serial, bigserial and DEFAULT nextval('s') store). Which sequence it names
+// comes from the dependency the expression records, never from the text:
+// the text is qualified or not depending on this session's search_path.
+var plainNextval = regexp.MustCompile(`^(?:(?:pg_catalog\.)?nextval\('(?:[^']|'')*'::regclass\)|\((?:pg_catalog\.)?nextval\('(?:[^']|'')*'::regclass\)\)::(?:smallint|integer|bigint))$`)
+
+// defaultsQuery lists, for the columns of ordinary and partitioned tables
+// (not dropped, not in another session's temporary schema):
+//   - 'n': every column default and the sequence each depends on: the
+//     dependency (deptype 'n') that a regclass constant in the expression
+//     records from pg_attrdef to the sequence;
+//   - 'a' and 'd': every identity column (ALWAYS, BY DEFAULT) and its
+//     sequence, which depends on the column (deptype 'i');
+//   - 'late': column defaults that call nextval without depending on any
+//     sequence (a name cast from text, resolved when the default runs).
+//
+// pg_get_serial_sequence is not used: it reports which sequence a column
+// owns (OWNED BY), not which one its default draws from.
+const defaultsQuery = `
+SELECT sn.nspname::text, s.relname::text, tn.nspname::text, t.relname::text, a.attname::text,
+	'n', pg_catalog.pg_get_expr(ad.adbin, ad.adrelid)
+FROM pg_catalog.pg_attrdef ad
+JOIN pg_catalog.pg_class t ON t.oid = ad.adrelid AND t.relkind IN ('r', 'p')
+JOIN pg_catalog.pg_namespace tn ON tn.oid = t.relnamespace
+JOIN pg_catalog.pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum AND NOT a.attisdropped
+JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass AND d.objid = ad.oid
+	AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.deptype = 'n'
+JOIN pg_catalog.pg_class s ON s.oid = d.refobjid AND s.relkind = 'S'
+JOIN pg_catalog.pg_namespace sn ON sn.oid = s.relnamespace
+WHERE NOT pg_catalog.pg_is_other_temp_schema(t.relnamespace)
+UNION ALL
+SELECT sn.nspname::text, s.relname::text, tn.nspname::text, t.relname::text, a.attname::text,
+	a.attidentity::text, NULL
+FROM pg_catalog.pg_attribute a
+JOIN pg_catalog.pg_class t ON t.oid = a.attrelid AND t.relkind IN ('r', 'p')
+JOIN pg_catalog.pg_namespace tn ON tn.oid = t.relnamespace
+JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
+	AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+	AND d.refobjid = a.attrelid AND d.refobjsubid = a.attnum AND d.deptype = 'i'
+JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S'
+JOIN pg_catalog.pg_namespace sn ON sn.oid = s.relnamespace
+WHERE a.attidentity IN ('a', 'd') AND NOT a.attisdropped AND NOT pg_catalog.pg_is_other_temp_schema(t.relnamespace)
+UNION ALL
+SELECT NULL, NULL, tn.nspname::text, t.relname::text, a.attname::text,
+	'late', pg_catalog.pg_get_expr(ad.adbin, ad.adrelid)
+FROM pg_catalog.pg_attrdef ad
+JOIN pg_catalog.pg_class t ON t.oid = ad.adrelid AND t.relkind IN ('r', 'p')
+JOIN pg_catalog.pg_namespace tn ON tn.oid = t.relnamespace
+JOIN pg_catalog.pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum AND NOT a.attisdropped
+WHERE NOT pg_catalog.pg_is_other_temp_schema(t.relnamespace)
+	AND pg_catalog.pg_get_expr(ad.adbin, ad.adrelid) LIKE '%nextval(%'
+	AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend d
+		JOIN pg_catalog.pg_class s ON s.oid = d.refobjid AND s.relkind = 'S'
+		WHERE d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass AND d.objid = ad.oid
+			AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.deptype = 'n')
+ORDER BY 3, 4, 5`
+
+// readDefaults reads which table columns draw their default from which
+// sequence.
+func readDefaults(ctx context.Context, conn *pgx.Conn) (nativeDefaults, error) {
+	nd := nativeDefaults{cols: map[string][]sequence.ColumnDefault{}, unrecorded: map[string][]unrecordedDefault{}}
+	rows, err := conn.Query(ctx, defaultsQuery)
+	if err != nil {
+		return nd, fmt.Errorf("read column defaults: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			seqSchema, seqRel, expr         *string
+			tSchema, tRel, column, kindCode string
+		)
+		if err := rows.Scan(&seqSchema, &seqRel, &tSchema, &tRel, &column, &kindCode, &expr); err != nil {
+			return nd, fmt.Errorf("read column defaults: %w", err)
+		}
+		col := sequence.ColumnDefault{Table: sequence.FormatName(tSchema, tRel), Column: column}
+		if kindCode == "late" {
+			nd.lateBound = append(nd.lateBound, lateBoundDefault{unrecordedDefault{columnRef(col), *expr}, tSchema})
+			continue
+		}
+		seq := sequence.FormatName(*seqSchema, *seqRel)
+		switch kindCode {
+		case "a":
+			col.Kind = sequence.IdentityAlways
+		case "d":
+			col.Kind = sequence.IdentityByDefault
+		default:
+			if !plainNextval.MatchString(*expr) {
+				nd.unrecorded[seq] = append(nd.unrecorded[seq], unrecordedDefault{columnRef(col), *expr})
+				continue
+			}
+			col.Kind = sequence.DefaultNextval
+		}
+		nd.cols[seq] = sequence.WithDefault(nd.cols[seq], col)
+	}
+	if err := rows.Err(); err != nil {
+		return nd, fmt.Errorf("read column defaults: %w", err)
+	}
+	return nd, nil
+}

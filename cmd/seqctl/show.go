@@ -7,9 +7,11 @@ import (
 )
 
 const showDoc = `
-Shows one counter: its spec, position (last value, next value), the values
-left before its limit, the reservation counters, and the burn rate with the
-time until MAXVALUE (MINVALUE when descending) at that rate.
+Shows one counter: its spec, the table columns whose default draws from it
+(one a line, with the kind: default, always or by-default), its position
+(last value, next value), the values left before its limit, the reservation
+counters, and the burn rate with the time until MAXVALUE (MINVALUE when
+descending) at that rate.
 
 The rate is measured by reading the counter twice, --sample apart: the
 values reserved in between divided by the time. Processes reserve values in

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,52 @@ func TestShow(t *testing.T) {
 		}
 		ts.fails(exitNotFound, "show", "nope")
 		ts.fails(exitUsage, "show", "s", "--sample", "-1s")
+	})
+}
+
+// TestShowDefaults checks that show lists every column default, one a line,
+// and none as such, in the table and as JSON.
+func TestShowDefaults(t *testing.T) {
+	forEachStore(t, func(t *testing.T, ts *tester) {
+		ts.ok("create", "s", "--default", `shop."Orders".id:always`, "--default", "orders.id", "--default", `orders."Weird col":by-default`)
+		ts.ok("create", "plain")
+		tests := []struct {
+			name string
+			want string // the lines between cycle: and last value:
+		}{
+			{"s", "column defaults:   orders.\"Weird col\" (by-default)\n" +
+				"                   orders.id (default)\n" +
+				"                   shop.\"Orders\".id (always)\n"},
+			{"plain", "column defaults:   none\n"},
+		}
+		for _, tt := range tests {
+			out := ts.ok("show", tt.name, "--sample", "0")
+			_, after, _ := strings.Cut(out, "cycle:             false\n")
+			got, _, _ := strings.Cut(after, "last value:")
+			if got != tt.want {
+				t.Errorf("show %s: column defaults\n%s\nwant\n%s\nin\n%s", tt.name, got, tt.want, out)
+			}
+		}
+		var j showJSON
+		decode(t, ts.ok("show", "s", "--sample", "0", "-o", "json"), &j)
+		want := []columnDefaultJSON{
+			{Column: `orders."Weird col"`, TableSchema: "public", TableName: "orders", ColumnName: "Weird col", Kind: "by-default"},
+			{Column: "orders.id", TableSchema: "public", TableName: "orders", ColumnName: "id", Kind: "default"},
+			{Column: `shop."Orders".id`, TableSchema: "shop", TableName: "Orders", ColumnName: "id", Kind: "always"},
+		}
+		if !reflect.DeepEqual(j.ColumnDefaults, want) {
+			t.Errorf("show -o json column defaults:\n%+v\nwant\n%+v", j.ColumnDefaults, want)
+		}
+		// The JSON form names each column as --no-default takes it.
+		for _, d := range want {
+			ts.ok("alter", "s", "--no-default", d.Column)
+		}
+		if out := ts.ok("show", "plain", "--sample", "0", "-o", "json"); !strings.Contains(out, `"column_defaults": []`) {
+			t.Errorf("show -o json of a counter without column defaults:\n%s", out)
+		}
+		if c := ts.describe("s"); len(c.ColumnDefaults) != 0 {
+			t.Errorf("after --no-default of every column: %+v", c.ColumnDefaults)
+		}
 	})
 }
 

@@ -28,8 +28,11 @@
 // [sequence.Spec.SetVal]) from the spec and position the test tracks, and the
 // main cases are also pinned to the values PostgreSQL 15 gives for the same
 // nextval calls. Errors must be *sequence.Error of the right kind, SQLSTATE and
-// PostgreSQL message text. Release tests run only for stores that implement
-// [sequence.Releaser].
+// PostgreSQL message text. A spec is kept whole: OWNED BY and the column
+// defaults ([sequence.Spec.Defaults], names quoted and schema-qualified) come
+// back from Describe, List and Alter as created, are replaced only by an
+// Alter that gives them, and survive Reserve, SetVal and Rename. Release
+// tests run only for stores that implement [sequence.Releaser].
 //
 // Concurrency: 64 goroutines reserving directly (every value exactly once, the
 // final position and counters accounting for every block), 16 racing to

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -34,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) sequence.Store) {
 		{"Alter", testAlter},
 		{"Rename", testRename},
 		{"OwnedBy", testOwnedBy},
+		{"Defaults", testDefaults},
 		{"Drop", testDrop},
 		{"Release", testRelease},
 		{"Counters", testCounters},
@@ -593,6 +595,129 @@ func testOwnedBy(t *testing.T, st sequence.Store, n namer) {
 			t.Errorf("List: %s OwnedBy %q after OWNED BY NONE", b, info.Spec.OwnedBy)
 		}
 	}
+}
+
+// testDefaults checks that column defaults are kept: set by Create, returned
+// by Describe, List and Alter, replaced by an Alter that gives them, kept by
+// an Alter without them, by SetVal, Reserve and Rename, removed by an empty
+// list.
+func testDefaults(t *testing.T, st sequence.Store, n namer) {
+	ctx := t.Context()
+	a, b := n.name("a"), n.name("b")
+	// Names as PostgreSQL spells them: schema-qualified, quoted mixed case,
+	// and characters that need escaping in any text form a store may use.
+	initial := []sequence.ColumnDefault{
+		{Table: `"Orders"`, Column: "Id", Kind: sequence.IdentityAlways},
+		{Table: "orders", Column: "id", Kind: sequence.DefaultNextval},
+		{Table: "tenant_7.orders", Column: `we"ird, col`, Kind: sequence.IdentityByDefault},
+	}
+	replaced := []sequence.ColumnDefault{{Table: "invoices", Column: "no", Kind: sequence.IdentityByDefault}}
+	none := []sequence.ColumnDefault{}
+
+	m := create(t, st, a, sequence.Clauses{Defaults: &initial})
+	if !slices.Equal(m.spec.Defaults, initial) {
+		t.Fatalf("bad test: Create clauses made defaults %v", m.spec.Defaults)
+	}
+	check := func(step, name string, want []sequence.ColumnDefault) {
+		t.Helper()
+		info, err := st.Describe(ctx, name)
+		if err != nil {
+			t.Fatalf("%s: Describe(%s): %v", step, name, err)
+		}
+		if !sameDefaults(info.Spec.Defaults, want) {
+			t.Errorf("%s: Describe(%s) defaults %s, want %s", step, name, fmtDefaults(info.Spec.Defaults), fmtDefaults(want))
+		}
+		infos, err := st.List(ctx)
+		if err != nil {
+			t.Fatalf("%s: List: %v", step, err)
+		}
+		found := false
+		for _, info := range infos {
+			if info.Name == name {
+				found = true
+				if !sameDefaults(info.Spec.Defaults, want) {
+					t.Errorf("%s: List: %s defaults %s, want %s", step, name, fmtDefaults(info.Spec.Defaults), fmtDefaults(want))
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: List lacks %s", step, name)
+		}
+	}
+	check("Create", a, initial)
+
+	steps := []struct {
+		name string
+		do   func() (sequence.Info, error) // nil Info: the step returns none
+		want []sequence.ColumnDefault
+	}{
+		{"Alter without defaults", func() (sequence.Info, error) {
+			return st.Alter(ctx, a, sequence.Clauses{Increment: sequence.Int64(2), OwnedBy: ptr("db/1/2/3")})
+		}, initial},
+		{"Reserve", func() (sequence.Info, error) {
+			_, err := st.Reserve(ctx, a, 5)
+			return sequence.Info{}, err
+		}, initial},
+		{"SetVal", func() (sequence.Info, error) { return st.SetVal(ctx, a, 100, true) }, initial},
+		{"Alter with defaults", func() (sequence.Info, error) {
+			return st.Alter(ctx, a, sequence.Clauses{Defaults: &replaced})
+		}, replaced},
+		{"Alter RESTART without defaults", func() (sequence.Info, error) {
+			return st.Alter(ctx, a, sequence.Clauses{Restart: true, OwnedBy: ptr("")})
+		}, replaced},
+		{"Alter with the same defaults", func() (sequence.Info, error) {
+			return st.Alter(ctx, a, sequence.Clauses{Defaults: &replaced})
+		}, replaced},
+	}
+	for _, s := range steps {
+		info, err := s.do()
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if info.Name != "" && !sameDefaults(info.Spec.Defaults, s.want) {
+			t.Errorf("%s returned defaults %s, want %s", s.name, fmtDefaults(info.Spec.Defaults), fmtDefaults(s.want))
+		}
+		check(s.name, a, s.want)
+	}
+
+	if err := st.Rename(ctx, a, b); err != nil {
+		t.Fatalf("Rename: %v", err)
+	}
+	check("Rename", b, replaced)
+
+	info, err := st.Alter(ctx, b, sequence.Clauses{Defaults: &none})
+	if err != nil {
+		t.Fatalf("Alter with no defaults: %v", err)
+	}
+	if info.Spec.Defaults != nil {
+		t.Errorf("Alter with no defaults returned %s, want nil", fmtDefaults(info.Spec.Defaults))
+	}
+	check("Alter with no defaults", b, nil)
+	if _, err := st.Alter(ctx, b, sequence.Clauses{Defaults: &initial, OwnedBy: ptr("")}); err != nil {
+		t.Fatalf("Alter adding defaults again: %v", err)
+	}
+	check("Alter adding defaults again", b, initial)
+	if _, err := st.Alter(ctx, b, sequence.Clauses{Defaults: &none, OwnedBy: ptr("db/1/2/3")}); err != nil {
+		t.Fatalf("Alter removing defaults, setting OWNED BY: %v", err)
+	}
+	check("Alter removing defaults, setting OWNED BY", b, nil)
+
+	// A sequence created without defaults has none (nil, not empty).
+	plain := create(t, st, n.name("plain"), sequence.Clauses{})
+	check("Create without defaults", plain.name, nil)
+}
+
+// sameDefaults reports whether got is want, nil (none) only if want is nil:
+// [sequence.Spec.Defaults] is nil when there are none.
+func sameDefaults(got, want []sequence.ColumnDefault) bool {
+	return (got == nil) == (want == nil) && slices.Equal(got, want)
+}
+
+func fmtDefaults(d []sequence.ColumnDefault) string {
+	if d == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%q", d)
 }
 
 func testDrop(t *testing.T, st sequence.Store, n namer) {
