@@ -81,7 +81,7 @@ func TestPGInsertDefaults(t *testing.T) {
 		"INSERT INTO {ib} (v) VALUES ('a'),('b') RETURNING *",
 		"SELECT lastval()",
 	}
-	run := func(db *sql.DB, suffix string, prepared bool) []string {
+	run := func(db *sql.DB, suffix string, mode any) []string {
 		conn, err := db.Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -95,8 +95,8 @@ func TestPGInsertDefaults(t *testing.T) {
 			if strings.Contains(q, "$1") {
 				args = []any{"p1", "p2"}
 			}
-			if prepared && args != nil {
-				args = append([]any{pgx.QueryExecModeCacheStatement}, args...)
+			if mode != nil {
+				args = append([]any{mode}, args...)
 			}
 			out = append(out, step+" → "+rowsText(ctx, conn, q, args...))
 		}
@@ -105,10 +105,11 @@ func TestPGInsertDefaults(t *testing.T) {
 	// Per row of a query, seqshim cannot draw: these fail with 0A000
 	// where PostgreSQL draws (here: no row, so no value).
 	refused := map[int]bool{11: true, 12: true}
-	// Twice: with database/sql's arguments, then as prepared statements
-	// (pgx's statement cache); the sequences of both sides move alike.
-	for _, prepared := range []bool{false, true} {
-		want, got := run(native, "", prepared), run(shim, "_s", prepared)
+	// Once per pgx QueryExecMode (and once with pgx's default); the
+	// sequences of both sides move alike.
+	for _, mode := range []any{nil, pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe,
+		pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol} {
+		want, got := run(native, "", mode), run(shim, "_s", mode)
 		for i := range want {
 			if refused[i] {
 				if !strings.Contains(got[i], "ERROR 0A000") {
@@ -117,7 +118,7 @@ func TestPGInsertDefaults(t *testing.T) {
 				continue
 			}
 			if want[i] != got[i] {
-				t.Errorf("step %d (prepared %v):\nnative:  %s\nseqshim: %s", i, prepared, want[i], got[i])
+				t.Errorf("step %d (mode %v):\nnative:  %s\nseqshim: %s", i, mode, want[i], got[i])
 			}
 		}
 	}
