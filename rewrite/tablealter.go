@@ -141,8 +141,8 @@ var seqOptWords = []string{"as", "cache", "cycle", "increment", "maxvalue", "min
 // tableCmd reads one ALTER TABLE subcommand, tokens [a, b).
 func (s *stmt) tableCmd(a, b int, table string, errs *tableErrs, covered *[][2]int) TableCmd {
 	if a == b {
-		errs.note(phaseSyntax, s.syntaxAt(b))
-		return TableCmd{Start: s.off(min(a, len(s.toks)-1)), End: s.off(min(a, len(s.toks)-1))}
+		errs.note(phaseSyntax, s.syntaxAt(b)) // ALTER TABLE t ADD c int,, …
+		return TableCmd{}
 	}
 	c := TableCmd{Start: s.off(a), End: s.offEnd(b - 1)}
 	switch {
@@ -165,11 +165,11 @@ func (s *stmt) tableCmd(a, b int, table string, errs *tableErrs, covered *[][2]i
 		j := a + 1
 		if s.is(j, "column") {
 			j++
-		} else if s.is(j, "constraint") || !s.isName(j) {
+		} else if s.is(j, "constraint") {
 			return c
 		}
 		if !s.isName(j) {
-			return c
+			return c // ALTER [COLUMN] 3 SET STATISTICS …
 		}
 		col, err := s.colName(j)
 		if err != nil {
