@@ -30,9 +30,9 @@ const (
 	// ColumnDefaults: CREATE TABLE with columns whose default draws from a
 	// sequence (serial, identity, DEFAULT nextval('s')), or ALTER TABLE
 	// with subcommands about such defaults, or about columns and names that
-	// may have them (SET/DROP DEFAULT, identity, TYPE, RENAME). Statement.Table
-	// describes it, as it does the DropsOwners and AlterTable statements
-	// DROP TABLE and ALTER TABLE.
+	// may have them (SET/DROP DEFAULT, identity, TYPE, RENAME).
+	// Statement.Table describes it, as it does the DropsOwners and
+	// AlterTable statements DROP TABLE and ALTER TABLE.
 	ColumnDefaults
 )
 
@@ -55,9 +55,10 @@ type Catalog struct {
 
 // catalogWord reports whether a statement starts at byte i of s (after
 // white space and comments) with a word that may make it a CatalogDDL
-// statement: ALTER, CREATE, DROP, COMMENT, GRANT or REVOKE. Part of the trigger
-// scan: it looks at the first statement and after each ';' only, so it adds
-// one vectorised search for ';' to a statement without one of these words.
+// statement (or table DDL with sequence defaults): ALTER, CREATE, DROP,
+// COMMENT, GRANT or REVOKE. Part of the trigger scan: it looks at the first
+// statement and after each ';' only, so it adds one vectorised search for
+// ';' to a statement without one of these words.
 func catalogWord(s string) bool {
 	for i := 0; ; {
 		if catalogWordAt(s, i) {

@@ -155,8 +155,9 @@ func (s *Statement) appendParam(dst []byte, n int) []byte {
 //
 // The text is that of the PassThrough, Rewrite and CatalogDDL statements
 // (one with a Table as [TableDDL.AppendSQL] writes it with [Strip]: without
-// its sequence defaults), and of the SequenceDDL statements when ddl is true (the driver's seqshim.ddl=both:
-// applied to the store, then sent to the database too), in order and
+// its sequence defaults), and of the SequenceDDL statements when ddl is
+// true (the driver's seqshim.ddl=both: applied to the store, then sent to
+// the database too), in order and
 // separated by ';'. Each Rewrite statement is rendered by
 // [Statement.AppendSQL] with its share of values: the values of all Rewrite
 // call sites in order (see [Plan.NumCalls]). Local and Reject statements are

@@ -18,8 +18,9 @@ const shortScan = 48
 // or sequence; or starts a statement with ALTER, CREATE, DROP, COMMENT,
 // GRANT or REVOKE ([catalogWord]). Only strings with one can hold a
 // sequence call, sequence DDL or table DDL with sequence defaults (serial
-// and IDENTITY have no trigger word: CREATE is one). It is the hot path of every statement: it looks for the pivot
-// letters x, q and v and checks the words around them, without allocating.
+// and IDENTITY have no trigger word: CREATE is one). It is the hot path of
+// every statement: it looks for the pivot letters x, q and v and checks
+// the words around them, without allocating.
 func mayTrigger(s string) bool {
 	return pivotScan(s) || catalogWord(s)
 }
