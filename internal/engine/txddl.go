@@ -143,6 +143,12 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 				}
 				return sequence.ExistsError(name)
 			}
+			spec := spec
+			if d.OwnedBy != "" {
+				if spec.OwnedBy, err = s.ownedBy(ctx, name, d.OwnedBy); err != nil {
+					return err
+				}
+			}
 			h.nextID++
 			h.seqs[name] = &heldSeq{id: h.nextID, local: true, spec: spec, pos: pos}
 			delete(h.hidden, name)
@@ -152,20 +158,32 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 			// PostgreSQL gives the sequence a new relfilenode for any
 			// option but OWNED BY: values drawn after it are the
 			// transaction's own, gone if it rolls back.
-			hs, err := s.hold(ctx, name, d.Clauses != (sequence.Clauses{}))
+			// Column defaults and OWNED BY are not options: no new
+			// relfilenode for them.
+			opts := d.Clauses
+			opts.Defaults, opts.OwnedBy = nil, nil
+			hs, err := s.hold(ctx, name, opts != (sequence.Clauses{}))
 			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
 			if err != nil {
 				return err
 			}
-			spec, pos, err := d.Clauses.Alter(hs.spec, hs.pos)
+			clauses := d.Clauses
+			if d.OwnedBy != "" {
+				ref, err := s.ownedBy(ctx, name, d.OwnedBy)
+				if err != nil {
+					return err
+				}
+				clauses.OwnedBy = &ref
+			}
+			spec, pos, err := clauses.Alter(hs.spec, hs.pos)
 			if err != nil {
 				return err
 			}
 			hs.spec, hs.pos = spec, pos
 			if hs.origin != "" {
-				hs.alters = append(hs.alters, d.Clauses)
+				hs.alters = append(hs.alters, clauses)
 				hs.reset = hs.reset || d.Clauses.Restart || d.Clauses.RestartAt != nil
 			}
 		}
