@@ -475,7 +475,11 @@ func (s *Session[A]) Commit(ctx context.Context, commit, rollback func(context.C
 	h := s.tx
 	s.began = false
 	if h == nil {
-		return commit(ctx)
+		if err := commit(ctx); err != nil {
+			return err
+		}
+		s.afterCommit(ctx)
+		return nil
 	}
 	if s.db != nil && s.db.TxStatus() == 'E' {
 		// COMMIT of a failed transaction rolls back.
@@ -507,7 +511,21 @@ func (s *Session[A]) Commit(ctx context.Context, commit, rollback func(context.C
 	testHook(HookCommitted)
 	s.committed(h)
 	s.tx = nil
+	s.afterCommit(ctx)
 	return nil
+}
+
+// afterCommit drops the store sequences whose owning columns the committed
+// transaction dropped (dropOrphans), now that the session is outside a
+// transaction block: a session whose every statement runs in a
+// transaction would otherwise never get to it. A failure leaves them
+// pending for the next statement outside a transaction; the COMMIT stands.
+func (s *Session[A]) afterCommit(ctx context.Context) {
+	if s.orphansPending && s.db != nil && s.db.TxStatus() == 'I' {
+		if err := s.dropOrphans(ctx); err != nil {
+			s.orphansPending = true // the next statement outside a transaction tries again
+		}
+	}
 }
 
 // committed tells the process's other sessions about the DDL that reached
