@@ -310,3 +310,13 @@ func (p *Plan) NumCalls() int {
 	}
 	return n
 }
+
+// HasTables reports whether a statement of p is table DDL (Statement.Table).
+func (p *Plan) HasTables() bool {
+	for i := range p.Statements {
+		if p.Statements[i].Table != nil {
+			return true
+		}
+	}
+	return false
+}
