@@ -154,8 +154,8 @@ func (s *Statement) appendParam(dst []byte, n int) []byte {
 // renderer of a plan: the driver sends what it returns.
 //
 // The text is that of the PassThrough, Rewrite and CatalogDDL statements
-// (one with a Table as [TableDDL.AppendSQL] writes it with [Strip]: without
-// its sequence defaults), and of the SequenceDDL statements when ddl is
+// (one with a Table as written: a front end serves those that concern
+// store sequences itself, see [Plan.AppendSQLTables]), and of the SequenceDDL statements when ddl is
 // true (the driver's seqshim.ddl=both: applied to the store, then sent to
 // the database too), in order and
 // separated by ';'. Each Rewrite statement is rendered by
@@ -175,8 +175,13 @@ func (p *Plan) AppendSQL(dst []byte, values []int64, ddl bool) (_ []byte, bound 
 // that the front end served itself: statement i (i < 64) is left out when
 // bit i of served is set.
 func (p *Plan) AppendSQLServed(dst []byte, values []int64, ddl bool, served uint64) (_ []byte, bound bool) {
-	return p.AppendSQLTables(dst, values, ddl, served, nil)
+	return p.AppendSQLTables(dst, values, ddl, served, asWritten)
 }
+
+// asWritten writes every table statement as it is: a front end serves the
+// ones that concern store sequences itself (the engine's evaluateTables),
+// so those it sends keep their defaults, which are the database's.
+func asWritten(int, int) Rendering { return AsWritten }
 
 // AppendSQLTables is [Plan.AppendSQLServed] where how says how the
 // CatalogDDL statements with a Table are written: how(i, j) for column or

@@ -312,8 +312,10 @@ func (s *Session[A]) newColumnSequence(ctx context.Context, table tableRef, colu
 	}
 	if seq == "" {
 		var qerr error
+		// Names chosen for other columns of the statement do not count:
+		// PostgreSQL fails with 42P07 when two of them truncate alike.
 		seq = rewrite.ImplicitSequenceName(table.schema, table.rel, column, func(name string) bool {
-			if taken[name] || qerr != nil {
+			if qerr != nil {
 				return true
 			}
 			if kind, err := s.relkind(ctx, name); err != nil || kind != 0 {
@@ -510,6 +512,15 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 		switch c.Action {
 		case rewrite.AddColumn:
 			d := c.Def.Default
+			if d != nil && c.IfNotExists {
+				facts, err := s.columnFacts(ctx, table, c.Def.Name)
+				if err != nil {
+					return nil, err
+				}
+				if facts.exists {
+					continue // PostgreSQL: a notice, the column stays as it is
+				}
+			}
 			switch {
 			case d == nil:
 			case d.Kind == sequence.DefaultNextval && !d.Serial:
