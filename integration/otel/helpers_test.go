@@ -136,7 +136,7 @@ type codedError string
 func (e codedError) Error() string     { return "store: api error " + string(e) }
 func (e codedError) ErrorCode() string { return string(e) }
 
-func newFlakyStore(t *testing.T, names ...string) *flakyStore {
+func newFlakyStore(t testing.TB, names ...string) *flakyStore {
 	t.Helper()
 	s := &flakyStore{Store: memstore.New()}
 	spec := sequence.DefaultSpec()
