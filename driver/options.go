@@ -85,7 +85,8 @@ type Options struct {
 	// Operations, passed to the cache like the tuning above (Go only: no
 	// DSN parameter). MeterProvider receives the cache's metrics (nil: the
 	// global provider, otel.GetMeterProvider()); Logger its logs (nil:
-	// slog.Default()). See Metrics and logs in the package documentation.
+	// slog.Default()). See Metrics, logs and statistics in the package
+	// documentation.
 	MeterProvider metric.MeterProvider
 	Logger        *slog.Logger
 }
