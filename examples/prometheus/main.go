@@ -221,4 +221,3 @@ func (s *switchable) Reserve(ctx context.Context, name string, n int64) (sequenc
 	}
 	return s.Store.Reserve(ctx, name, n)
 }
-
