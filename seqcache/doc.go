@@ -73,8 +73,10 @@
 // the values a Change or Close is handing back at that moment). The
 // histograms and the other counters are recorded on slow paths (a store
 // call, a wait, values dropped or handed back), never while the cache holds
-// a lock. The observable instruments report while the Cache is open; wasted
-// and released keep what Close counted. [Stats] has the same counters.
+// a lock; a store call's records and log line come just after the callers
+// waiting for its block are woken (Close waits for them). The observable
+// instruments report while the Cache is open; wasted and released keep
+// what Close counted. [Stats] has the same counters.
 //
 // examples/prometheus in the repository exports the instruments with the
 // Prometheus exporter.

@@ -27,6 +27,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -54,6 +55,7 @@ func main() {
 }
 
 func run(ctx context.Context, w io.Writer, addr string, serve bool) error {
+	w = &lockedWriter{w: w} // the cache logs from its own goroutines
 	// The OpenTelemetry SDK with the Prometheus exporter as its reader, on
 	// a registry of its own, served at /metrics.
 	registry := prometheus.NewRegistry()
@@ -164,6 +166,11 @@ func run(ctx context.Context, w io.Writer, addr string, serve bool) error {
 	if err != nil {
 		return err
 	}
+	if !serve {
+		// Close waits for the cache's background refills, and so for their
+		// logs (the recovery's is written once the caller has its value).
+		db.Close()
+	}
 	fmt.Fprintf(w, "\nGET %s (seqshim's series; histogram buckets left out):\n", metricsURL)
 	sc := bufio.NewScanner(strings.NewReader(scrape))
 	for sc.Scan() {
@@ -197,6 +204,18 @@ func get(ctx context.Context, url string) (string, error) {
 		err = fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	return string(b), err
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex // protects w
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // switchable is a store that fails while down, with the error DynamoDB
