@@ -117,7 +117,7 @@ func ExampleConnector_Stats() {
 	db := sql.OpenDB(c)
 	defer db.Close()
 	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, "CREATE SEQUENCE orders_seq"); err != nil {
+	if _, err := db.ExecContext(ctx, "CREATE SEQUENCE IF NOT EXISTS orders_seq"); err != nil {
 		log.Fatal(err)
 	}
 	db.SetMaxOpenConns(1)

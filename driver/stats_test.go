@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"fmt"
+	"sync/atomic"
 	"testing"
 
 	seqdriver "github.com/seqshim/seqshim/driver"
@@ -15,6 +17,14 @@ import (
 const statsFake = "seqshim-stats-fake"
 
 func init() { sql.Register(statsFake, (&fakedriver.Connector{}).Driver()) }
+
+// storeURL is a memory: store of its own for each run of a test (memory:
+// stores live as long as the process, and -count runs tests again).
+func storeURL(t *testing.T) string {
+	return fmt.Sprintf("memory:%s-%d", t.Name(), stores.Add(1))
+}
+
+var stores atomic.Int64
 
 // draw runs SELECT nextval('s') n times.
 func draw(t *testing.T, db *sql.DB, n int) {
@@ -36,7 +46,8 @@ func checkServed(t *testing.T, how string, stats []seqcache.Stats, served int64)
 }
 
 func TestStats(t *testing.T) {
-	c, err := seqdriver.NewConnector(&fakedriver.Connector{}, func(o *seqdriver.Options) { o.StoreURL = "memory:" + t.Name() })
+	store := storeURL(t)
+	c, err := seqdriver.NewConnector(&fakedriver.Connector{}, func(o *seqdriver.Options) { o.StoreURL = store })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +97,7 @@ func TestStats(t *testing.T) {
 // StatsFor reaches the cache of a sql.Open DB by its store URL, with the
 // pool exhausted, until the last DB of that store is closed.
 func TestStatsFor(t *testing.T) {
-	store := "memory:" + t.Name()
+	store := storeURL(t)
 	if _, ok := seqdriver.StatsFor(store); ok {
 		t.Fatal("StatsFor before any connection: ok")
 	}
@@ -124,7 +135,8 @@ func TestStatsFor(t *testing.T) {
 // Raw method): Stats borrows a connection and unwraps it; StatsFor and
 // Connector.Stats need none.
 func TestStatsWrapped(t *testing.T) {
-	c, err := seqdriver.NewConnector(&fakedriver.Connector{}, func(o *seqdriver.Options) { o.StoreURL = "memory:" + t.Name() })
+	store := storeURL(t)
+	c, err := seqdriver.NewConnector(&fakedriver.Connector{}, func(o *seqdriver.Options) { o.StoreURL = store })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +159,7 @@ func TestStatsWrapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Close()
-	stats, ok := seqdriver.StatsFor("memory:" + t.Name())
+	stats, ok := seqdriver.StatsFor(store)
 	if !ok {
 		t.Fatal("StatsFor: not ok")
 	}

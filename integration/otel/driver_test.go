@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"os"
+	"sync/atomic"
 	"testing"
 
 	"github.com/XSAM/otelsql"
@@ -31,6 +33,14 @@ func pgURL(t *testing.T) string {
 	}
 	return u
 }
+
+// memoryStore is a memory: store of its own for each run of a test
+// (memory: stores live as long as the process, and -count runs tests again).
+func memoryStore(t *testing.T) string {
+	return fmt.Sprintf("memory:%s-%d", t.Name(), stores.Add(1))
+}
+
+var stores atomic.Int64
 
 // withStore adds seqshim.store to a PostgreSQL URL.
 func withStore(t *testing.T, pg, store string) string {
@@ -82,7 +92,7 @@ func checkServed(t *testing.T, how string, stats []seqcache.Stats, served int64)
 // driver.StatsFor reaches the cache by store URL with every connection
 // checked out; driver.Stats needs a free connection, which it unwraps.
 func TestStatsOtelsqlOpen(t *testing.T) {
-	store := "memory:" + t.Name()
+	store := memoryStore(t)
 	db, err := otelsql.Open(driver.DriverName, withStore(t, pgURL(t), store))
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +135,7 @@ func TestStatsOtelsqlOpenDB(t *testing.T) {
 	}
 	mp, reader := newProvider(t)
 	c, err := driver.NewConnector(stdlib.GetConnector(*cfg), func(o *driver.Options) {
-		o.StoreURL = "memory:" + t.Name()
+		o.StoreURL = memoryStore(t)
 		o.MeterProvider = mp
 		o.Logger = slog.New(slog.DiscardHandler)
 	})
