@@ -120,6 +120,19 @@
 //   - A call PostgreSQL evaluates once per row (INSERT … SELECT nextval(…)
 //     FROM t, UPDATE … SET x = nextval(…)) is rejected with SQLSTATE 0A000,
 //     except SELECT nextval('s') FROM generate_series(1, n), served locally.
+//   - Table DDL with serial, bigserial, GENERATED … AS IDENTITY or DEFAULT
+//     nextval('s') columns (CREATE TABLE, ALTER TABLE, DROP TABLE): the
+//     store gets the sequences (PostgreSQL's implicit names, owned by their
+//     columns) and the record of which column draws from which sequence
+//     (sequence.Spec.Defaults); the database gets the statement without
+//     those defaults; both commit as one unit (see Transactions).
+//   - An INSERT into such a table that leaves the column out, writes
+//     DEFAULT for it or says DEFAULT VALUES: the default is written into the
+//     statement as a nextval call (with OVERRIDING SYSTEM VALUE for identity
+//     columns) and served like a written one, RETURNING included. The
+//     process reads the store's column defaults when it first needs them and
+//     again in the background every 10 seconds, and at once after its own
+//     table DDL.
 //
 // # Sessions
 //
