@@ -60,15 +60,8 @@ func (s *stmt) alterTableDDL(st *Statement) bool {
 			t.Cmds = append(t.Cmds, s.tableCmd(a, b, name, &errs, &covered))
 		})
 	}
-	if errs[phaseSyntax] != nil {
-		if !s.mayHaveDefault() {
-			return false // not ours: the database reports it
-		}
-		st.Kind, st.Err = Reject, errs[phaseSyntax]
-		return true
-	}
-	if s.uncovered(st, covered) {
-		return true
+	if done, ours := s.syntaxOrUncovered(st, &errs, covered); done {
+		return ours
 	}
 	relevant := false
 	for k := range t.Cmds {

@@ -170,15 +170,8 @@ func (s *stmt) createTable(st *Statement) bool {
 			}
 		})
 	}
-	if errs[phaseSyntax] != nil {
-		if !s.mayHaveDefault() {
-			return false // not ours: the database reports it
-		}
-		st.Kind, st.Err = Reject, errs[phaseSyntax]
-		return true
-	}
-	if s.uncovered(st, covered) {
-		return true
+	if done, ours := s.syntaxOrUncovered(st, &errs, covered); done {
+		return ours
 	}
 	var with *ColumnDef // the first column with a sequence default
 	for k := range t.Columns {
@@ -237,6 +230,24 @@ func defaultWords(d *DefaultDef) string {
 		return "an identity column"
 	}
 	return "DEFAULT nextval"
+}
+
+// syntaxOrUncovered ends the planning of a table statement that has a
+// syntax error (a Reject when it may have a sequence default; otherwise not
+// ours: the database reports it) or sequence calls outside the defaults it
+// read: done is true then, and ours what the planner returns.
+func (s *stmt) syntaxOrUncovered(st *Statement, errs *tableErrs, covered [][2]int) (done, ours bool) {
+	if errs[phaseSyntax] != nil {
+		if !s.mayHaveDefault() {
+			return true, false
+		}
+		st.Kind, st.Err = Reject, errs[phaseSyntax]
+		return true, true
+	}
+	if s.uncovered(st, covered) {
+		return true, true
+	}
+	return false, false
 }
 
 // uncovered rejects the statement when it has a sequence call that is not

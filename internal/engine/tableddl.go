@@ -555,9 +555,7 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 			}
 		case rewrite.SetDefault:
 			if bound && b.kind.IsIdentity() {
-				return nil, &sequence.Error{Code: sequence.CodeSyntaxError, Kind: sequence.ErrInvalid,
-					Message: fmt.Sprintf(`column "%s" of relation "%s" is an identity column`, c.Column, table.rel),
-					Hint:    "Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead."}
+				return nil, identityColumnError(c.Column, table.rel)
 			}
 			unbind(c.Column)
 			if c.Default == nil {
@@ -575,9 +573,7 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 			ops = append(ops, s.editDefaults(seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault { return sequence.WithDefault(ds, col) }))
 		case rewrite.DropDefault:
 			if bound && b.kind.IsIdentity() {
-				return nil, &sequence.Error{Code: sequence.CodeSyntaxError, Kind: sequence.ErrInvalid,
-					Message: fmt.Sprintf(`column "%s" of relation "%s" is an identity column`, c.Column, table.rel),
-					Hint:    "Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead."}
+				return nil, identityColumnError(c.Column, table.rel)
 			}
 			unbind(c.Column)
 		case rewrite.AddIdentity:
@@ -682,6 +678,14 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 		text = nil
 	}
 	return &tablePlan{text: string(text), ops: ops, orphans: orphans}, nil
+}
+
+// identityColumnError is PostgreSQL's error for SET DEFAULT or DROP DEFAULT
+// of an identity column.
+func identityColumnError(column, rel string) error {
+	return &sequence.Error{Code: sequence.CodeSyntaxError, Kind: sequence.ErrInvalid,
+		Message: fmt.Sprintf(`column "%s" of relation "%s" is an identity column`, column, rel),
+		Hint:    "Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead."}
 }
 
 // codeObjectState is PostgreSQL's object_not_in_prerequisite_state.
