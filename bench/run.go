@@ -77,7 +77,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	logf("%s", hotPar.line())
-	rep.Rows = append(rep.Rows, hot, hotPar)
+	hotM, err := hotPathCollected(ctx, cfg.rounds)
+	if err != nil {
+		return err
+	}
+	logf("%s", hotM.line())
+	rep.Rows = append(rep.Rows, hot, hotPar, hotM)
 
 	pg, err := openPG(ctx, cfg.pg)
 	if err != nil {
@@ -150,13 +155,14 @@ func quantile(xs []float64, q float64) float64 {
 
 // hotPath compares seqcache's Handle.Next over an in-memory store with a bare
 // atomic add, the floor of any shared counter, alternating which runs first.
-func hotPath(ctx context.Context, rounds int, parallel bool) (row, error) {
+// optFns configure the cache.
+func hotPath(ctx context.Context, rounds int, parallel bool, optFns ...func(*seqcache.Options)) (row, error) {
 	store := memstore.New()
 	spec := sequence.DefaultSpec()
 	if err := store.Create(ctx, "hot", spec, spec.Initial()); err != nil {
 		return row{}, err
 	}
-	c := seqcache.New(store)
+	c := seqcache.New(store, optFns...)
 	defer c.Close()
 	h := c.Handle("hot")
 	var failed atomic.Value

@@ -65,6 +65,35 @@
 // sequence calls run, and sequence calls fail, after seqshim.max_wait, with
 // an error naming the store and the operation.
 //
+// # Metrics, logs and statistics
+//
+// Options.MeterProvider and Options.Logger (Go only: no DSN parameter) go
+// to the cache: its OpenTelemetry instruments (seqshim.values.served,
+// seqshim.values.reserved, seqshim.values.wasted, seqshim.values.released,
+// seqshim.cache.remaining, seqshim.cache.runway, seqshim.refill.duration,
+// seqshim.wait.duration, seqshim.store.errors, seqshim.block.size, each with
+// the attribute seqshim.sequence) and its log lines (a refill failing,
+// WARN; a caller that got no value, ERROR; the recovery, INFO; once per
+// change of state) are listed in package seqcache's documentation, under
+// Metrics and Logs. The defaults are the global provider,
+// otel.GetMeterProvider(), and slog.Default(): a program that installs an
+// OpenTelemetry SDK globally gets the metrics of sql.Open("seqshim", dsn)
+// with nothing more. Log lines name the store by its URL, the password
+// hidden. examples/prometheus in the repository exports the metrics with
+// the Prometheus exporter.
+//
+// The same counters, as [seqcache.Stats], without a connection:
+//
+//   - [Connector.Stats], for a Connector made with [NewConnector] (also when
+//     sql.OpenDB is given a wrapper of it, such as otelsql.OpenDB's);
+//   - [StatsFor] with the store URL, for a sql.DB of sql.Open("seqshim",
+//     dsn), also when the driver is wrapped (otelsql.Open, sqlmw) and when
+//     every pool connection is checked out;
+//   - [Stats] with the *sql.DB: it finds the Connector through db.Driver()
+//     when the driver is seqshim's own; a wrapped driver hides it, and Stats
+//     then borrows a connection and unwraps it (with a Raw or Unwrap
+//     method, as otelsql's has), waiting for a free one.
+//
 // # What happens to a statement
 //
 // The work below is seqshim's engine (internal/engine), shared by its front
@@ -91,6 +120,19 @@
 //   - A call PostgreSQL evaluates once per row (INSERT … SELECT nextval(…)
 //     FROM t, UPDATE … SET x = nextval(…)) is rejected with SQLSTATE 0A000,
 //     except SELECT nextval('s') FROM generate_series(1, n), served locally.
+//   - Table DDL with serial, bigserial, GENERATED … AS IDENTITY or DEFAULT
+//     nextval('s') columns (CREATE TABLE, ALTER TABLE, DROP TABLE): the
+//     store gets the sequences (PostgreSQL's implicit names, owned by their
+//     columns) and the record of which column draws from which sequence
+//     (sequence.Spec.Defaults); the database gets the statement without
+//     those defaults; both commit as one unit (see Transactions).
+//   - An INSERT into such a table that leaves the column out, writes
+//     DEFAULT for it or says DEFAULT VALUES: the default is written into the
+//     statement as a nextval call (with OVERRIDING SYSTEM VALUE for identity
+//     columns) and served like a written one, RETURNING included. The
+//     process reads the store's column defaults when it first needs them and
+//     again in the background every 10 seconds, and at once after its own
+//     table DDL.
 //
 // # Sessions
 //
@@ -192,8 +234,9 @@
 //     comments, in a multi-statement string, prepared or not); one issued
 //     behind seqshim's back (the reset query of a pooler between seqshim
 //     and PostgreSQL, the raw *pgx.Conn) leaves seqshim's currval in place.
-//   - Cache tuning (seqshim.buffer, …) is set by the first connector that
-//     opens a store URL in the process; later ones share that cache.
+//   - Cache tuning (seqshim.buffer, …), Options.MeterProvider and
+//     Options.Logger are set by the first connector that opens a store URL
+//     in the process; later ones share that cache.
 //   - Statements with sequence calls are rendered per execution rather than
 //     prepared once in the database; pgx's statement cache keeps the
 //     parameterised form prepared.

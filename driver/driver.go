@@ -36,7 +36,12 @@ var ErrNoStore = errors.New("seqshim: no sequence store configured: set seqshim.
 	"SEQSHIM_STORE in the environment, or Options.Store (e.g. seqshim.store=dynamodb%3A%2F%2Fseqs%3Fregion%3Deu-west-1)")
 
 // Driver is the seqshim database/sql driver, registered as "seqshim".
-type Driver struct{}
+type Driver struct {
+	// connector is set on the Driver that a Connector returns (and
+	// sql.DB.Driver with it), so that [Stats] finds the Connector without a
+	// connection.
+	connector *Connector
+}
 
 // Compile-time checks of the interfaces promised.
 var (
@@ -88,7 +93,7 @@ func (d *Driver) OpenConnector(dsn string) (driver.Connector, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newConnector(d, inner, o), nil
+	return newConnector(inner, o), nil
 }
 
 // innerConnector opens a connector of the registered driver name.
@@ -165,11 +170,12 @@ func NewConnector(inner driver.Connector, optFns ...func(*Options)) (*Connector,
 	if err := o.resolve(); err != nil {
 		return nil, err
 	}
-	return newConnector(defaultDriver, inner, o), nil
+	return newConnector(inner, o), nil
 }
 
-func newConnector(d *Driver, inner driver.Connector, o Options) *Connector {
-	c := &Connector{drv: d, inner: inner, opts: o}
+func newConnector(inner driver.Connector, o Options) *Connector {
+	c := &Connector{inner: inner, opts: o}
+	c.drv = &Driver{connector: c}
 	switch o.Dialect {
 	case DialectMySQL:
 		c.dialect = rewrite.MySQL
@@ -185,7 +191,7 @@ func newConnector(d *Driver, inner driver.Connector, o Options) *Connector {
 // Options returns the options in effect.
 func (c *Connector) Options() Options { return c.opts }
 
-// Driver returns the seqshim [Driver].
+// Driver returns the seqshim [Driver], one that knows c (see [Stats]).
 func (c *Connector) Driver() driver.Driver { return c.drv }
 
 // Connect opens an inner connection and wraps it. The first call also opens
@@ -323,6 +329,11 @@ func acquireShared(ctx context.Context, o Options) (*sharedSeq, error) {
 		co.MaxBlock = o.MaxBlock
 		co.MaxWait = o.MaxWait
 		co.RefillTimeout = o.RefillTimeout
+		co.MeterProvider = o.MeterProvider
+		co.Logger = o.Logger
+		if o.StoreURL != "" {
+			co.StoreName = storeurl.Redact(o.StoreURL)
+		}
 	})
 	if key != nil {
 		if registry.m == nil {

@@ -102,3 +102,43 @@ func Example_raw() {
 		log.Fatal(err)
 	}
 }
+
+// Statistics without a connection: every connection of the pool is in use,
+// and Connector.Stats still answers. For a sql.DB opened with sql.Open (or
+// otelsql.Open) there is no Connector in hand: driver.StatsFor takes the
+// store URL instead.
+func ExampleConnector_Stats() {
+	c, err := driver.NewConnector(&fakedriver.Connector{}, func(o *driver.Options) {
+		o.StoreURL = "memory:example-stats"
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	db := sql.OpenDB(c)
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, "CREATE SEQUENCE IF NOT EXISTS orders_seq"); err != nil {
+		log.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	conn, err := db.Conn(ctx) // the pool's only connection
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer conn.Close()
+	for range 3 {
+		var id int64
+		if err := conn.QueryRowContext(ctx, "SELECT nextval('orders_seq')").Scan(&id); err != nil {
+			log.Fatal(err)
+		}
+	}
+	for _, st := range c.Stats() {
+		fmt.Printf("%s: %d served\n", st.Name, st.Served)
+	}
+	if stats, ok := driver.StatsFor("memory:example-stats"); ok {
+		fmt.Printf("by store URL: %s: %d served\n", stats[0].Name, stats[0].Served)
+	}
+	// Output:
+	// orders_seq: 3 served
+	// by store URL: orders_seq: 3 served
+}

@@ -2,11 +2,14 @@ package driver
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"reflect"
 	"strconv"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/seqshim/seqshim/internal/storeurl"
 	"github.com/seqshim/seqshim/sequence"
@@ -78,6 +81,14 @@ type Options struct {
 	MaxBlock      int64         // largest block asked of the store
 	MaxWait       time.Duration // how long nextval waits for a refill before failing
 	RefillTimeout time.Duration // timeout of one background store call
+
+	// Operations, passed to the cache like the tuning above (Go only: no
+	// DSN parameter). MeterProvider receives the cache's metrics (nil: the
+	// global provider, otel.GetMeterProvider()); Logger its logs (nil:
+	// slog.Default()). See Metrics, logs and statistics in the package
+	// documentation.
+	MeterProvider metric.MeterProvider
+	Logger        *slog.Logger
 }
 
 // Parameter describes one configuration option: its DSN parameter, its

@@ -15,6 +15,10 @@
 //     store;
 //   - cmd/coexist: a program importing seqshim's driver next to another
 //     SQLite driver, built and run by TestCoexist.
+//   - otel: every metric instrument read through the OpenTelemetry SDK's
+//     ManualReader against a workload and a store outage (with the logs),
+//     statistics through otelsql with every connection checked out, and
+//     the hot path's benchmark under the SDK.
 //
 // Run the tests from this directory with the test environment:
 //

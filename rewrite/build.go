@@ -102,8 +102,9 @@ type stmt struct {
 	group   []int // innermost parenthesised group of each token; 0 is the top
 	grps    []grp
 	found   []found
-	ddlPos  int  // token after SEQUENCE in sequence DDL
-	ddlTemp bool // CREATE TEMP|TEMPORARY SEQUENCE, refused by parseDDL
+	ddlPos  int        // token after SEQUENCE in sequence DDL
+	ddlTemp bool       // CREATE TEMP|TEMPORARY SEQUENCE, refused by parseDDL
+	ident   *identOpts // options of an identity column (table.go), or nil
 }
 
 type grp struct {
@@ -177,6 +178,9 @@ func analyze(l *lexer, sp span) Statement {
 	}
 	s.structure()
 	s.findCalls()
+	if l.d == Postgres && s.tableDDL(&st) {
+		return st // CREATE, ALTER or DROP TABLE: table.go
+	}
 	if len(s.found) == 0 {
 		if l.d == Postgres {
 			if c := s.catalog(); c != nil {

@@ -27,6 +27,13 @@ const (
 	// OnSequence: COMMENT ON SEQUENCE name, GRANT or REVOKE … ON SEQUENCE
 	// names.
 	OnSequence
+	// ColumnDefaults: CREATE TABLE with columns whose default draws from a
+	// sequence (serial, identity, DEFAULT nextval('s')), or ALTER TABLE
+	// with subcommands about such defaults, or about columns and names that
+	// may have them (SET/DROP DEFAULT, identity, TYPE, RENAME).
+	// Statement.Table describes it, as it does the DropsOwners and
+	// AlterTable statements DROP TABLE and ALTER TABLE.
+	ColumnDefaults
 )
 
 // Catalog describes a [CatalogDDL] statement.
@@ -48,9 +55,10 @@ type Catalog struct {
 
 // catalogWord reports whether a statement starts at byte i of s (after
 // white space and comments) with a word that may make it a CatalogDDL
-// statement: ALTER, DROP, COMMENT, GRANT or REVOKE. Part of the trigger
-// scan: it looks at the first statement and after each ';' only, so it adds
-// one vectorised search for ';' to a statement without one of these words.
+// statement (or table DDL with sequence defaults): ALTER, CREATE, DROP,
+// COMMENT, GRANT or REVOKE. Part of the trigger scan: it looks at the first
+// statement and after each ';' only, so it adds one vectorised search for
+// ';' to a statement without one of these words.
 func catalogWord(s string) bool {
 	for i := 0; ; {
 		if catalogWordAt(s, i) {
@@ -93,7 +101,7 @@ func catalogWordAt(s string, i int) bool {
 			case 'd':
 				return wordAt(s, i, "drop")
 			case 'c':
-				return wordAt(s, i, "comment")
+				return wordAt(s, i, "comment") || wordAt(s, i, "create")
 			case 'g':
 				return wordAt(s, i, "grant")
 			case 'r':

@@ -17,6 +17,11 @@ func TestCatalogWord(t *testing.T) {
 		{"SELECT 1; REVOKE ALL ON t FROM PUBLIC", true},
 		{"SELECT 1;\n\tDROP VIEW v", true},
 		{"DROP", true},
+		{"CREATE TABLE t (id serial)", true},
+		{"-- +goose Up\n create unlogged table t (id bigint generated always as identity)", true},
+		{"SELECT 1; CREATE TABLE t (id bigserial)", true},
+		{"created_at", false},
+		{"INSERT INTO t (created_at) VALUES ('create table')", false},
 		{"SELECT 'x; drop table t'", true}, // a ';' in a literal: planned, passes through
 		{"SELECT * FROM altered", false},
 		{"dropped_rows", false},
@@ -55,7 +60,9 @@ func TestCatalogStatements(t *testing.T) {
 		{`ALTER TABLE IF EXISTS app."S" RENAME TO "T"`, &Catalog{Op: AlterTable, IfExists: true, Action: "RENAME TO", Names: []string{`app."S"`}, RenameTo: `app."T"`}},
 		{"ALTER TABLE s OWNER TO bob", &Catalog{Op: AlterTable, Action: "OWNER TO", Names: []string{"s"}}},
 		{"alter table public.s set schema app", &Catalog{Op: AlterTable, Action: "SET SCHEMA", Names: []string{"s"}}},
-		{"ALTER TABLE t RENAME COLUMN a TO b", nil},
+		{"ALTER TABLE t RENAME COLUMN a TO b", &Catalog{Op: ColumnDefaults}}, // the column may have a store default
+		{"ALTER TABLE t ALTER a SET NOT NULL", nil},
+		{"CREATE TABLE t (id bigint)", nil},
 		{"COMMENT ON SEQUENCE s IS 'x'", &Catalog{Op: OnSequence, Action: "COMMENT", Names: []string{"s"}}},
 		{"COMMENT ON TABLE t IS 'sequence'", nil},
 		{"GRANT USAGE, SELECT ON SEQUENCE a, app.b TO bob", &Catalog{Op: OnSequence, Action: "GRANT", Names: []string{"a", "app.b"}}},

@@ -43,6 +43,9 @@ func (s *stmt) sequenceDDL() (*DDL, bool) {
 // syntaxAt is PostgreSQL's syntax error at token i (or at the end).
 func (s *stmt) syntaxAt(i int) error {
 	if i >= len(s.toks) {
+		if s.ident != nil && s.ident.end != "" {
+			return syntaxErr("syntax error at or near %q", s.ident.end)
+		}
 		if s.sp.terminated {
 			return syntaxErr(`syntax error at or near ";"`)
 		}
@@ -162,6 +165,17 @@ func (s *stmt) aliasNamePG(i int) string {
 
 // options parses a SeqOptList from token i to the end.
 func (s *stmt) options(d *DDL, i int) error {
+	syntax, err := s.parseOptions(d, i)
+	if syntax != nil {
+		return syntax
+	}
+	return err
+}
+
+// parseOptions is options that tells syntax errors, which PostgreSQL's
+// parser reports before anything else in the statement, from the others.
+// With s.ident set, the list is an identity column's (see identOpts).
+func (s *stmt) parseOptions(d *DDL, i int) (syntax, err error) {
 	type opt struct {
 		key   string
 		first int    // token of the option, for the conflict message position
@@ -193,12 +207,19 @@ func (s *stmt) options(d *DDL, i int) error {
 	}
 	var asType sequence.Type
 	var asErr error
-	var syntax error
 	var conflict error
 	note := func(err error) {
 		if conflict == nil {
 			conflict = err
 		}
+	}
+	create := s.ident != nil && s.ident.create
+	if create {
+		// PostgreSQL gives the sequence AS the column's type: one written
+		// too conflicts, and a column type that is no integer type is
+		// reported where AS is checked.
+		seen["as"] = true
+		asType, asErr = s.ident.typ, s.ident.typeErr
 	}
 	for i < len(s.toks) && syntax == nil {
 		at := i
@@ -268,6 +289,9 @@ func (s *stmt) options(d *DDL, i int) error {
 			}
 			i += 2
 		case "owned":
+			if create && s.is(i+1, "by") && s.isName(i+2) {
+				note(unsupported("seqshim: OWNED BY is not supported in the options of an identity column, which owns its sequence: leave it out"))
+			}
 			if !s.is(i+1, "by") || !s.isName(i+2) {
 				syntax = s.syntaxAt(i + 1 + btoi(s.is(i+1, "by")))
 				break
@@ -291,29 +315,40 @@ func (s *stmt) options(d *DDL, i int) error {
 				syntax = s.syntaxAt(i + 1)
 				break
 			}
-			note(syntaxErr("invalid sequence option SEQUENCE NAME"))
 			parts := s.chain(i + 2)
+			if create {
+				note(add("sequence_name", at, ""))
+				note(s.ident.named(s, parts))
+			} else {
+				note(syntaxErr("invalid sequence option SEQUENCE NAME"))
+			}
 			i = parts[len(parts)-1] + 1
 		case "logged", "unlogged":
-			note(sqlError(codeInternalError, "option %q not recognized", w))
+			if create {
+				note(add("logged", at, ""))
+			} else {
+				note(sqlError(codeInternalError, "option %q not recognized", w))
+			}
 			i++
 		default:
 			syntax = s.syntaxAt(i)
 		}
 	}
 	if syntax != nil {
-		return syntax
+		return syntax, nil
 	}
 	if conflict != nil {
-		return conflict
+		return nil, conflict
 	}
 	// Values, in the order PostgreSQL's init_params converts them.
 	c := &d.Clauses
 	if seen["as"] {
 		if asErr != nil {
-			return asErr
+			return nil, asErr
 		}
-		c.Type = sequence.TypeOf(asType)
+		if !create || s.ident.typeKnown {
+			c.Type = sequence.TypeOf(asType)
+		}
 	}
 	get := func(key string) (*int64, error) {
 		for _, o := range opts {
@@ -331,9 +366,8 @@ func (s *stmt) options(d *DDL, i int) error {
 		}
 		return nil, nil
 	}
-	var err error
 	if c.Increment, err = get("increment"); err != nil {
-		return err
+		return nil, err
 	}
 	for _, o := range opts {
 		if o.key == "cycle" {
@@ -341,24 +375,24 @@ func (s *stmt) options(d *DDL, i int) error {
 		}
 	}
 	if c.MaxValue, err = get("maxvalue"); err != nil {
-		return err
+		return nil, err
 	}
 	c.NoMaxValue = seen["maxvalue"] && c.MaxValue == nil
 	if c.MinValue, err = get("minvalue"); err != nil {
-		return err
+		return nil, err
 	}
 	c.NoMinValue = seen["minvalue"] && c.MinValue == nil
 	if c.Start, err = get("start"); err != nil {
-		return err
+		return nil, err
 	}
 	if c.RestartAt, err = get("restart"); err != nil {
-		return err
+		return nil, err
 	}
 	c.Restart = seen["restart"]
 	if c.Cache, err = get("cache"); err != nil {
-		return err
+		return nil, err
 	}
-	return nil
+	return nil, nil
 }
 
 func btoi(b bool) int {

@@ -25,7 +25,9 @@
 //   - [Reject]: Statement.Err says why.
 //   - [CatalogDDL]: ALTER TABLE, COMMENT, GRANT, REVOKE or DROP that may be
 //     about store sequences ([Catalog] says how): decided when it runs,
-//     sent as written unless the front end served it.
+//     sent as written unless the front end served it. CREATE TABLE with
+//     sequence defaults, ALTER TABLE about them and DROP TABLE are
+//     CatalogDDL statements with a [TableDDL] too (see Table DDL below).
 //
 // Recognised calls: nextval(x), currval(x), lastval(), setval(x, v
 // [, is_called]) in any case and optionally pg_catalog-qualified;
@@ -51,15 +53,39 @@
 //   - A call that is a select item, alone or inside parentheses and casts,
 //     keeps the column name PostgreSQL gives it (nextval('s')::int is
 //     nextval).
-//   - Calls in definitions (CREATE TABLE … DEFAULT nextval('s'), ALTER
-//     TABLE … SET DEFAULT, views, BEGIN ATOMIC bodies) are rejected with
-//     0A000: the database would evaluate them from its own sequence, whose
-//     values collide with the store's. Function bodies in dollar quotes are
-//     literals, and pass through unread.
+//   - A column default DEFAULT nextval('s') of CREATE TABLE or ALTER TABLE
+//     is read as a [TableDDL] column default; other calls in definitions
+//     (an expression around nextval, CHECK, views, BEGIN ATOMIC bodies)
+//     are rejected with 0A000: the database would evaluate them from its
+//     own sequence, whose values collide with the store's. Function bodies
+//     in dollar quotes are literals, and pass through unread.
 //   - A string without a trigger word (nor a statement starting with
-//     ALTER, DROP, COMMENT, GRANT or REVOKE) costs one allocation-free scan and
-//     never enters the cache; other strings are planned once, then a cache
-//     lookup. Plans are immutable and shared.
+//     ALTER, CREATE, DROP, COMMENT, GRANT or REVOKE) costs one
+//     allocation-free scan and never enters the cache; other strings are
+//     planned once, then a cache lookup. Plans are immutable and shared.
+//
+// # Table DDL
+//
+// Columns that draw their default from a sequence — serial types,
+// GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY [(options)] and DEFAULT
+// nextval('s') — are served from the store: the database must receive
+// the table without those defaults, so that a writer that bypasses
+// seqshim fails (NOT NULL) rather than collides. CREATE [UNLOGGED] TABLE
+// with such columns, ALTER TABLE with subcommands about them or about
+// columns and names that may have them, and DROP TABLE are CatalogDDL
+// statements whose Statement.Table is their [TableDDL]: columns
+// ([ColumnDef], [DefaultDef]) and subcommands ([TableCmd]) as PostgreSQL
+// stores them, with PostgreSQL's errors for what it would refuse.
+// [TableDDL.AppendSQL] writes the text the database receives (serial as
+// smallint, integer or bigint NOT NULL, identity as NOT NULL, DEFAULT
+// nextval left out, and the subcommands the front end served left out),
+// and [ImplicitSequenceName] is the name PostgreSQL would give a serial or
+// identity column's sequence. A table statement without sequence defaults
+// passes through.
+//
+// Such a column in a TEMPORARY table, a table created with LIKE, INHERITS,
+// OF type or PARTITION OF is refused with 0A000: seqshim serves store
+// defaults only in regular tables whose columns are all written out.
 //
 // # Caveats
 //
@@ -72,6 +98,15 @@
 //   - Every distinct SQL text with a trigger word is planned once (a few
 //     microseconds) and takes a cache entry: texts that inline varying
 //     values instead of using bind parameters each pay that.
+//   - Table DDL is read as far as sequence defaults need: the parts that
+//     pass through as written (types, other constraints and expressions,
+//     other subcommands) are the database's to check, so their errors come
+//     from it, after the front end acted on the store. ALTER TABLE … ADD
+//     COLUMN with a sequence default on a table with rows: PostgreSQL fills
+//     the rows from the sequence, while the database receives the column
+//     without a default (NOT NULL fails for serial and identity, DEFAULT
+//     nextval leaves NULLs). A LIKE … INCLUDING IDENTITY or DEFAULTS copy of
+//     a table whose defaults are in the store copies none.
 //   - Only sequence DDL of the forms PostgreSQL documents is parsed; ALTER
 //     SEQUENCE … OWNER TO / SET SCHEMA / SET LOGGED and CREATE TEMPORARY
 //     SEQUENCE are rejected with 0A000 (a store sequence belongs to no

@@ -43,3 +43,31 @@ func ExampleStatement_AppendSQL() {
 	// Output:
 	// INSERT INTO t VALUES ((41::int8)), ((42::int8))
 }
+
+func ExampleTableDDL_AppendSQL() {
+	plan := rewrite.Build(rewrite.Postgres, `CREATE TABLE "users" ("id" bigserial,"name" text,PRIMARY KEY ("id"))`)
+	st := &plan.Statements[0]
+	id := st.Table.Columns[0]
+	fmt.Println(st.Kind, st.Table.Names[0], id.Name, id.Default.Serial, id.Default.Type)
+	// The front end creates the sequence PostgreSQL would have created,
+	// then sends the table without its default.
+	fmt.Println(rewrite.ImplicitSequenceName("public", "users", id.Name, func(string) bool { return false }))
+	sql, _ := st.Table.AppendSQL(nil, nil)
+	fmt.Println(string(sql))
+
+	// ALTER TABLE: the front end leaves out what it served.
+	plan = rewrite.Build(rewrite.Postgres, "ALTER TABLE users ALTER id SET GENERATED ALWAYS, ADD email text")
+	t := plan.Statements[0].Table
+	sql, _ = t.AppendSQL(nil, func(i int) rewrite.Rendering {
+		if t.Cmds[i].Action == rewrite.SetIdentity {
+			return rewrite.Omit
+		}
+		return rewrite.Strip
+	})
+	fmt.Println(string(sql))
+	// Output:
+	// CatalogDDL users id true bigint
+	// users_id_seq
+	// CREATE TABLE "users" ("id" bigint NOT NULL,"name" text,PRIMARY KEY ("id"))
+	// ALTER TABLE users ADD email text
+}

@@ -205,29 +205,14 @@ func (s *stmt) columnName(i int) (string, bool) {
 	return "", false
 }
 
-// items splits the tokens of the parenthesised group opened at token open
-// at its top-level commas: [start, end) token ranges.
+// items splits the parenthesised group opened at token open at its
+// top-level commas ([stmt.args]); nil when it is not closed.
 func (s *stmt) items(open int) [][2]int {
 	close := s.match[open]
 	if close >= len(s.toks) {
 		return nil
 	}
-	var out [][2]int
-	a := open + 1
-	for j := open + 1; j < close; j++ {
-		if s.punct(j, '(') {
-			j = s.match[j]
-			continue
-		}
-		if s.punct(j, ',') {
-			out = append(out, [2]int{a, j})
-			a = j + 1
-		}
-	}
-	if a < close {
-		out = append(out, [2]int{a, close})
-	}
-	return out
+	return s.args(open, close)
 }
 
 // injectInsert plans the edits of the INSERT at token i.

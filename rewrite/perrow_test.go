@@ -76,8 +76,11 @@ func TestPerRow(t *testing.T) {
 		{MySQL, "INSERT INTO t VALUES (NEXTVAL(s)) ON DUPLICATE KEY UPDATE a = NEXTVAL(s)", Rewrite},
 		{MySQL, "DO NEXTVAL(s)", Rewrite},
 
-		{Postgres, "CREATE TABLE t (id bigint DEFAULT nextval('s') PRIMARY KEY)", Reject},
-		{Postgres, "ALTER TABLE t ALTER COLUMN id SET DEFAULT nextval('s')", Reject},
+		{Postgres, "CREATE TABLE t (id bigint DEFAULT nextval('s') + 1 PRIMARY KEY)", Reject},
+		{Postgres, "CREATE TABLE t (id bigint DEFAULT nextval('s'), n int CHECK (n < currval('s')))", Reject},
+		{Postgres, "ALTER TABLE t ALTER COLUMN id SET DEFAULT nextval('s')::int", Reject},
+		{Postgres, "CREATE TABLE t (id bigint DEFAULT nextval('s') PRIMARY KEY)", CatalogDDL}, // a column default served from the store: table.go
+		{Postgres, "ALTER TABLE t ALTER COLUMN id SET DEFAULT nextval('s')", CatalogDDL},
 		{Postgres, "CREATE VIEW v AS SELECT nextval('s') FROM t", Reject},
 		{Postgres, "CREATE FUNCTION f() RETURNS bigint AS $$ SELECT nextval('s') $$ LANGUAGE sql", PassThrough},
 		{Postgres, "DO $$ BEGIN PERFORM nextval('s'); END $$", PassThrough},

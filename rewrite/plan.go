@@ -57,7 +57,9 @@ const (
 	Reject
 	// CatalogDDL: a statement about relations that may be about store
 	// sequences (Statement.Catalog says how): the front end decides when
-	// it runs, and sends the text as it is unless it served it.
+	// it runs, and sends the text as it is unless it served it. A table
+	// statement with sequence defaults (Statement.Table) is sent as
+	// [TableDDL.AppendSQL] writes it.
 	CatalogDDL
 )
 
@@ -245,6 +247,11 @@ type Statement struct {
 	DDL *DDL
 	// Catalog is set for CatalogDDL.
 	Catalog *Catalog
+	// Table is set for a CatalogDDL statement that is CREATE TABLE with
+	// sequence defaults, ALTER TABLE with subcommands about them (or about
+	// columns and names that may have them), or DROP TABLE: its parse, and
+	// the text the database receives ([TableDDL.AppendSQL]).
+	Table *TableDDL
 	// Err is set for Reject: a *sequence.Error with PostgreSQL's SQLSTATE
 	// and message. 0A000 wrapping ErrUnsupported is a call seqshim cannot
 	// serve where it is written; 42601 is a syntax error in sequence DDL;
@@ -302,4 +309,14 @@ func (p *Plan) NumCalls() int {
 		}
 	}
 	return n
+}
+
+// HasTables reports whether a statement of p is table DDL (Statement.Table).
+func (p *Plan) HasTables() bool {
+	for i := range p.Statements {
+		if p.Statements[i].Table != nil {
+			return true
+		}
+	}
+	return false
 }

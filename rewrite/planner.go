@@ -32,9 +32,10 @@ func NewPlanner(d Dialect, cacheSize int) *Planner {
 func (p *Planner) Dialect() Dialect { return p.dialect }
 
 // Plan returns the plan of sql. A string without any trigger word (nextval,
-// currval, lastval, setval, next, sequence in any case) gets a shared
-// PassThrough plan after one allocation-free scan and never enters the
-// cache; other strings are planned once and then served from the cache.
+// currval, lastval, setval, next, sequence in any case, or a statement
+// starting with ALTER, CREATE, DROP, COMMENT, GRANT or REVOKE) gets a
+// shared PassThrough plan after one allocation-free scan and never enters
+// the cache; other strings are planned once and then served from the cache.
 //
 // The error is the plan's Err: non-nil when a statement is Reject, in which
 // case no statement of the string may run. The plan is returned with it.
@@ -55,7 +56,8 @@ func (p *Planner) Plan(sql string) (*Plan, error) {
 }
 
 // HasTrigger reports whether sql contains a trigger word (nextval, currval,
-// lastval, setval, next, sequence, in any case, anywhere): only then can
+// lastval, setval, next, sequence, in any case, anywhere) or a statement
+// starting with ALTER, CREATE, DROP, COMMENT, GRANT or REVOKE: only then can
 // [Planner.Plan] return anything but the shared PassThrough plan. It is the
 // allocation-free scan Plan starts with, for callers that keep plans of
 // their own in front of the Planner's locked cache.

@@ -153,9 +153,11 @@ func (s *Statement) appendParam(dst []byte, n int) []byte {
 // whether the call values in it are bound as parameters. It is the one
 // renderer of a plan: the driver sends what it returns.
 //
-// The text is that of the PassThrough, Rewrite and CatalogDDL statements, and of the
-// SequenceDDL statements when ddl is true (the driver's seqshim.ddl=both:
-// applied to the store, then sent to the database too), in order and
+// The text is that of the PassThrough, Rewrite and CatalogDDL statements
+// (one with a Table as written: a front end serves those that concern
+// store sequences itself, see [Plan.AppendSQLTables]), and of the SequenceDDL statements when ddl is
+// true (the driver's seqshim.ddl=both: applied to the store, then sent to
+// the database too), in order and
 // separated by ';'. Each Rewrite statement is rendered by
 // [Statement.AppendSQL] with its share of values: the values of all Rewrite
 // call sites in order (see [Plan.NumCalls]). Local and Reject statements are
@@ -173,6 +175,19 @@ func (p *Plan) AppendSQL(dst []byte, values []int64, ddl bool) (_ []byte, bound 
 // that the front end served itself: statement i (i < 64) is left out when
 // bit i of served is set.
 func (p *Plan) AppendSQLServed(dst []byte, values []int64, ddl bool, served uint64) (_ []byte, bound bool) {
+	return p.AppendSQLTables(dst, values, ddl, served, asWritten)
+}
+
+// asWritten writes every table statement as it is: a front end serves the
+// ones that concern store sequences itself (the engine's evaluateTables),
+// so those it sends keep their defaults, which are the database's.
+func asWritten(int, int) Rendering { return AsWritten }
+
+// AppendSQLTables is [Plan.AppendSQLServed] where how says how the
+// CatalogDDL statements with a Table are written: how(i, j) for column or
+// subcommand j of statement i, as [TableDDL.AppendSQL] takes it (a nil how
+// is Strip everywhere). A statement left with nothing to send is left out.
+func (p *Plan) AppendSQLTables(dst []byte, values []int64, ddl bool, served uint64, how func(stmt, i int) Rendering) (_ []byte, bound bool) {
 	n, v := 0, 0
 	for i := range p.Statements {
 		s := &p.Statements[i]
@@ -181,6 +196,23 @@ func (p *Plan) AppendSQLServed(dst []byte, values []int64, ddl bool, served uint
 		case s.Kind == SequenceDDL && ddl:
 		case s.Kind == CatalogDDL && (i >= 64 || served&(1<<i) == 0):
 		default:
+			continue
+		}
+		if s.Kind == CatalogDDL && s.Table != nil {
+			mark := len(dst)
+			if n > 0 {
+				dst = append(dst, ';')
+			}
+			var h func(int) Rendering
+			if how != nil {
+				h = func(j int) Rendering { return how(i, j) }
+			}
+			var empty bool
+			if dst, empty = s.Table.AppendSQL(dst, h); empty {
+				dst = dst[:mark]
+				continue
+			}
+			n++
 			continue
 		}
 		if n > 0 {

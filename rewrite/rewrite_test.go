@@ -39,6 +39,8 @@ func TestMayTrigger(t *testing.T) {
 		{"select s.NextVal", true},
 		{"SELECT interval 'x'", false},
 		{"SELECT evaluation FROM t", false},
+		{"CREATE TABLE t (id serial)", true}, // a statement starting with CREATE
+		{"SELECT 'create'", false},
 	} {
 		// Short strings take a byte loop, long ones a search per pivot letter.
 		for _, pad := range []string{"", "  ", strings.Repeat(" ", shortScan)} {

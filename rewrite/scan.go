@@ -15,10 +15,12 @@ const shortScan = 48
 
 // mayTrigger reports whether s contains a trigger word, in any case and
 // anywhere (literals and comments included): next, currval, lastval, setval
-// or sequence; or starts a statement with ALTER, DROP, COMMENT, GRANT or
-// REVOKE ([catalogWord]). Only strings with one can hold a sequence call or sequence
-// DDL. It is the hot path of every statement: it looks for the pivot
-// letters x, q and v and checks the words around them, without allocating.
+// or sequence; or starts a statement with ALTER, CREATE, DROP, COMMENT,
+// GRANT or REVOKE ([catalogWord]). Only strings with one can hold a
+// sequence call, sequence DDL or table DDL with sequence defaults (serial
+// and IDENTITY have no trigger word: CREATE is one). It is the hot path of
+// every statement: it looks for the pivot letters x, q and v and checks
+// the words around them, without allocating.
 func mayTrigger(s string) bool {
 	return pivotScan(s) || catalogWord(s)
 }

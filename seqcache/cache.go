@@ -6,10 +6,15 @@ package seqcache
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/seqshim/seqshim/sequence"
 )
@@ -38,6 +43,19 @@ type Options struct {
 	MaxWait time.Duration
 	// RefillTimeout bounds each background store call. Default 3s.
 	RefillTimeout time.Duration
+
+	// MeterProvider receives the cache's metrics (see Metrics in the
+	// package documentation). Default: the global provider,
+	// otel.GetMeterProvider(), which forwards to the provider the program
+	// installs with otel.SetMeterProvider, even later.
+	MeterProvider metric.MeterProvider
+	// Logger receives the cache's logs (see Logs in the package
+	// documentation). Default: slog.Default() as it is when a message is
+	// logged.
+	Logger *slog.Logger
+	// StoreName names the store in logs, e.g. a store URL without its
+	// password. Default: the store's Go type.
+	StoreName string
 }
 
 func (o *Options) setDefaults() {
@@ -67,6 +85,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.RefillTimeout <= 0 {
 		o.RefillTimeout = 3 * time.Second
+	}
+	if o.MeterProvider == nil {
+		o.MeterProvider = otel.GetMeterProvider()
 	}
 }
 
@@ -115,6 +136,8 @@ type Cache struct {
 	closed  bool
 
 	renames sync.Map // incarnation{old name, its incarnation} → incarnation{new name, its}: see Cache.Renamed
+
+	ins instruments // written once by New; see metrics.go
 }
 
 // New returns a Cache drawing blocks from store. Call Close to stop its
@@ -125,10 +148,14 @@ func New(store sequence.Reserver, optFns ...func(*Options)) *Cache {
 		fn(&o)
 	}
 	o.setDefaults()
+	if o.StoreName == "" {
+		o.StoreName = fmt.Sprintf("%T", store)
+	}
 	c := &Cache{store: store, opts: o}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	m := map[string]*Handle{}
 	c.handles.Store(&m)
+	c.ins = newInstruments(c)
 	c.wg.Add(1)
 	go c.sample()
 	return c
@@ -153,9 +180,9 @@ func (c *Cache) Handle(name string) *Handle {
 		return h
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	old := *c.handles.Load()
 	if h := old[name]; h != nil {
+		c.mu.Unlock()
 		return h
 	}
 	h := newHandle(c, name)
@@ -168,6 +195,8 @@ func (c *Cache) Handle(name string) *Handle {
 	}
 	m[name] = h
 	c.handles.Store(&m)
+	c.mu.Unlock()
+	h.startCounters() // outside the lock: it calls the MeterProvider
 	return h
 }
 
@@ -252,5 +281,6 @@ func (c *Cache) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	c.ins.unregister()
 	return errors.Join(errs...)
 }

@@ -42,26 +42,31 @@ func (h *Handle) change(ctx context.Context, fn func(ctx context.Context) error)
 // resume ends a change: blocks reserved from now on reflect it.
 func (h *Handle) resume() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	h.paused--
-	h.invalidateLocked() // a refill that was in flight when ctx ended
+	wasted := h.invalidateLocked() // a refill that was in flight when ctx ended
 	if h.waiters > 0 {
 		h.startRefillLocked()
 	}
+	h.mu.Unlock()
+	h.recordLoss(wasted, 0)
 }
 
 // invalidate drops every cached value of the handle.
 func (h *Handle) invalidate() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.invalidateLocked()
+	wasted := h.invalidateLocked()
+	h.mu.Unlock()
+	h.recordLoss(wasted, 0)
 }
 
-func (h *Handle) invalidateLocked() {
+// invalidateLocked drops the cached values and returns how many.
+func (h *Handle) invalidateLocked() int64 {
 	h.gen++
-	h.wasted += h.claimActiveLocked().Count + h.standbyN
+	wasted := h.claimActiveLocked().Count + h.standbyN
+	h.wasted += wasted
 	h.standby, h.standbyN = nil, 0
 	h.lastErr = nil
+	return wasted
 }
 
 // claimActiveLocked replaces the active block with an exhausted one and
@@ -125,6 +130,7 @@ func (h *Handle) releaseAll() error {
 	h.released += released
 	h.wasted += wasted
 	h.mu.Unlock()
+	h.recordLoss(wasted, released)
 	if err != nil {
 		return fmt.Errorf("seqcache: releasing unused values of %q: %w", h.name, err)
 	}

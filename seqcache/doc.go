@@ -38,6 +38,70 @@
 // store's last error. Transient store failures are retried in the background
 // with jittered backoff, so the cache recovers by itself when the store does.
 //
+// # Metrics
+//
+// The cache reports to Options.MeterProvider through the OpenTelemetry
+// metric API. The default is the global provider, otel.GetMeterProvider(),
+// which forwards to the SDK a program installs with otel.SetMeterProvider,
+// before or after New. The instrumentation scope is
+// github.com/seqshim/seqshim/seqcache, and every instrument has the
+// attribute seqshim.sequence, the sequence's canonical name:
+//
+//	instrument               kind                  unit     what
+//	seqshim.values.served    counter, observable   {value}  values handed out by Next
+//	seqshim.values.reserved  counter, observable   {value}  values in the blocks received from the store
+//	seqshim.values.wasted    counter               {value}  reserved values given up unused: dropped by Invalidate or Change, or not handed back by Close
+//	seqshim.values.released  counter               {value}  unused values handed back to the store, by Close and Change
+//	seqshim.cache.remaining  gauge, observable     {value}  values cached now: the active block's rest and the standby blocks
+//	seqshim.cache.runway     gauge, observable     s        remaining / the consumption rate over Options.Window; absent while that rate is 0
+//	seqshim.refill.duration  histogram             s        each store call of a refill; with error.type if it failed
+//	seqshim.wait.duration    histogram             s        each Next that waited for a block; with error.type if it got no value
+//	seqshim.store.errors     counter               {error}  failed store calls of refills, by error.type
+//	seqshim.block.size       histogram             {value}  values in each block received from the store
+//
+// error.type is timeout, canceled, misconfigured ([sequence.ErrMisconfigured]),
+// not_found, limit, conflict, the store's own code when its error has one
+// (an ErrorCode method, as DynamoDB's errors have: ThrottlingException; a
+// SQLState method: a SQLSTATE), network, or _OTHER; a wait's is unavailable
+// when Options.MaxWait passed ([ErrUnavailable]) and closed after Close.
+//
+// The hot path records nothing: Next inside a block stays one atomic add,
+// with no allocation. Values served and reserved and the values cached are
+// the counters the cache keeps anyway; a callback reads them when the
+// provider collects, under each sequence's lock, so that one collection is
+// consistent: reserved − served = remaining + wasted + released (but for
+// the values a Change or Close is handing back at that moment). The
+// histograms and the other counters are recorded on slow paths (a store
+// call, a wait, values dropped or handed back), never while the cache holds
+// a lock; a store call's records and log line come just after the callers
+// waiting for its block are woken (Close waits for them). The observable
+// instruments report while the Cache is open; wasted and released keep
+// what Close counted. [Stats] has the same counters.
+//
+// examples/prometheus in the repository exports the instruments with the
+// Prometheus exporter.
+//
+// # Logs
+//
+// Options.Logger (default: slog.Default() as it is at each message) gets one
+// line per change of a sequence's state, never one per retry or per caller;
+// each names the sequence (seqshim.sequence) and the store (seqshim.store,
+// Options.StoreName):
+//
+//   - WARN "seqshim: refill failed": a store call failed after the last
+//     block arrived (attributes error, and retrying: whether the cache
+//     retries by itself). A definitive answer of the store — the sequence
+//     does not exist, or reached its limit — is not a failure: Next returns
+//     it, as PostgreSQL would.
+//   - ERROR "seqshim: cache ran out, a caller got no value": the first Next
+//     since then that waited for a block and got none (error, which wraps
+//     [ErrUnavailable] or the caller's context error and the store's last
+//     error; waited).
+//   - INFO "seqshim: refills recovered": a block arrived after either
+//     (after: how long since the trouble began; store_errors and
+//     unserved_calls: how many store calls failed and how many callers got
+//     no value meanwhile).
+//
 // # Guarantees
 //
 //   - A value is handed out at most once, by any Cache of any process sharing
@@ -62,4 +126,8 @@
 //     refills got since.
 //     Changes made by other processes take effect here when the cached values
 //     run out, as with PostgreSQL's CACHE.
+//   - Two Caches with the same MeterProvider and the same sequence names
+//     report the same series; give each its own provider. (The driver keeps
+//     one Cache per store.) Values lost by a process that died are not
+//     counted as wasted anywhere: only this process's losses are known.
 package seqcache

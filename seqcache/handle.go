@@ -11,6 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/seqshim/seqshim/sequence"
 )
 
@@ -35,8 +38,10 @@ func exhausted() *block { return &block{} }
 type Handle struct {
 	// Written once by newHandle, before the handle is published; read-only
 	// after.
-	c    *Cache
-	name string
+	c       *Cache
+	name    string
+	seqAttr attribute.KeyValue       // seqshim.sequence=name
+	attrs   metric.MeasurementOption // the attribute set of seqAttr alone
 
 	// active is the block Next takes values from: loaded by Next without a
 	// lock; stored by newHandle, then only under mu.
@@ -65,6 +70,7 @@ type Handle struct {
 	first    time.Time     // when the first block became active
 	rate     float64       // values per second over the window, as of the last sample
 	thresh   int64         // refill threshold: max(rate × Buffer, MinThreshold)
+	trouble  trouble       // the store failing, callers without a value: see logs.go
 
 	// counters
 	reservations, reserved, waits, storeErrors, released, wasted int64
@@ -72,6 +78,8 @@ type Handle struct {
 
 func newHandle(c *Cache, name string) *Handle {
 	h := &Handle{c: c, name: name, notify: make(chan struct{}), thresh: c.opts.MinThreshold}
+	h.seqAttr = attribute.String(attrSequence, name)
+	h.attrs = metric.WithAttributeSet(attribute.NewSet(h.seqAttr))
 	h.samples = make([]sample, int(c.opts.Window/c.opts.Sample)+1)
 	h.active.Store(exhausted())
 	return h
@@ -103,16 +111,20 @@ func (h *Handle) kick() {
 }
 
 // slow is Next when the active block is used up.
-func (h *Handle) slow(ctx context.Context) (int64, error) {
+func (h *Handle) slow(ctx context.Context) (_ int64, err error) {
 	var (
-		timer    *time.Timer
-		timeout  <-chan time.Time
-		sinceErr uint64 // only store outcomes after this count are this call's business
-		waiting  bool
+		timer     *time.Timer
+		timeout   <-chan time.Time
+		sinceErr  uint64 // only store outcomes after this count are this call's business
+		waiting   bool
+		waitStart time.Time
 	)
 	defer func() {
 		if timer != nil {
 			timer.Stop()
+		}
+		if waiting {
+			h.doneWaiting(ctx, waitStart, err)
 		}
 	}()
 	for {
@@ -140,10 +152,10 @@ func (h *Handle) slow(ctx context.Context) (int64, error) {
 		}
 		if !waiting {
 			waiting = true
+			waitStart = time.Now()
 			sinceErr = h.outcomes
 			h.waits++
 			h.waiters++
-			defer h.doneWaiting()
 		}
 		h.startRefillLocked()
 		ch := h.notify
@@ -169,10 +181,20 @@ func (h *Handle) slow(ctx context.Context) (int64, error) {
 	}
 }
 
-func (h *Handle) doneWaiting() {
+// doneWaiting ends a caller's wait for a block, which got it a value or
+// err: it records the wait, and logs the first caller that got none.
+func (h *Handle) doneWaiting(ctx context.Context, start time.Time, err error) {
+	now := time.Now()
+	var n note
 	h.mu.Lock()
 	h.waiters--
+	if err != nil && ranOut(err) {
+		n = h.unservedLocked(now, err)
+	}
 	h.mu.Unlock()
+	waited := now.Sub(start)
+	h.recordWait(ctx, waited, err)
+	h.log(ctx, n, waited)
 }
 
 // activateLocked makes the first standby block the active one.

@@ -50,9 +50,12 @@ func (h *Handle) refill(done chan struct{}) {
 		n := h.blockSizeLocked(time.Now())
 		h.mu.Unlock()
 
+		start := time.Now()
 		ctx, cancel := context.WithTimeout(h.c.ctx, h.c.opts.RefillTimeout)
 		b, err := h.c.store.Reserve(ctx, h.name, n)
 		cancel()
+		now := time.Now()
+		closing := err != nil && h.c.ctx.Err() != nil // the failure is Close's doing
 
 		h.mu.Lock()
 		h.outcomes++
@@ -60,6 +63,7 @@ func (h *Handle) refill(done chan struct{}) {
 			err = fmt.Errorf("seqcache: store returned an empty block for %q", h.name)
 		}
 		h.lastErr = err
+		var wasted int64
 		if err != nil {
 			h.storeErrors++
 		} else {
@@ -70,9 +74,11 @@ func (h *Handle) refill(done chan struct{}) {
 				h.standbyN += b.Count
 				h.setTriggerLocked(h.active.Load())
 			} else {
-				h.wasted += b.Count // reserved before an Invalidate
+				wasted = b.Count // reserved before an Invalidate
+				h.wasted += wasted
 			}
 		}
+		nt := h.storeOutcomeLocked(now, err, closing)
 		close(h.notify)
 		h.notify = make(chan struct{})
 		wake := h.notify // closed by the next outcome, Change or Close
@@ -82,9 +88,11 @@ func (h *Handle) refill(done chan struct{}) {
 			h.active.Load().trigger.Store(h.active.Load().Count)
 			h.refilling.Store(false)
 			h.mu.Unlock()
+			h.reportStoreCall(now.Sub(start), b.Count, err, closing, wasted, nt)
 			return
 		}
 		h.mu.Unlock()
+		h.reportStoreCall(now.Sub(start), b.Count, err, closing, wasted, nt)
 
 		if err == nil {
 			backoff = minBackoff
@@ -101,4 +109,14 @@ func (h *Handle) refill(done chan struct{}) {
 			t.Stop()
 		}
 	}
+}
+
+// reportStoreCall records a store call of a refill and logs the change of
+// state it made, once h.mu is released (waiters are woken first).
+func (h *Handle) reportStoreCall(took time.Duration, n int64, err error, closing bool, wasted int64, nt note) {
+	if !closing {
+		h.recordStoreCall(took, n, err)
+	}
+	h.recordLoss(wasted, 0)
+	h.log(context.Background(), nt, 0)
 }

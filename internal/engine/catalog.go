@@ -347,6 +347,8 @@ func (s *Session[A]) catalogDDL(ctx context.Context, c *rewrite.Catalog) (served
 		}
 		return false, unsupportedf(`seqshim: ALTER TABLE … %s is not supported for "%s", a sequence of seqshim's sequence store: `+
 			`store sequences have no owner or schema in the database; leave the statement out`, c.Action, sequence.RelName(name))
+	case rewrite.ColumnDefaults:
+		return false, nil // nothing about store sequences as relations: see tableddl.go
 	case rewrite.OnSequence:
 		for _, name := range c.Names {
 			if ok, err := s.storeOnly(ctx, name); err != nil {

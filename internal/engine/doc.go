@@ -89,6 +89,14 @@
 //     answer is lost (the connection broke), the store keeps the DDL: the
 //     COMMIT may have happened.
 //
+// Table DDL with store-backed column defaults (tableddl.go) follows the
+// same protocol: the session sends the table statement without the
+// defaults itself, then applies the store's side (sequences, column
+// defaults) as held DDL — outside a transaction block inside one it opens
+// (BEGIN … the commit protocol above), inside one at the transaction's
+// COMMIT. INSERTs into such tables get the defaults written out as nextval
+// calls before they are planned (defaults.go).
+//
 // Why store first: a store that refuses (down, a name taken meanwhile)
 // then costs nothing but a rolled-back transaction, and a failing COMMIT
 // (deferred constraints, serialization failures) is undone cleanly; with

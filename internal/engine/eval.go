@@ -67,6 +67,14 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 		}
 	}
 	s.served = 0
+	if pl.HasTables() {
+		if ok, err := s.servesTables(ctx, pl); err != nil || ok {
+			if err != nil {
+				return ev, err
+			}
+			return s.evaluateTables(ctx, pl)
+		}
+	}
 	if n := pl.NumCalls(); n > len(s.scratch) {
 		ev.Values = make([]int64, 0, n)
 	} else {

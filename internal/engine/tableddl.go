@@ -3,55 +3,155 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 
+	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/sequence"
 )
 
 // Table DDL that creates, changes or drops store-backed column defaults
-// (serial and identity columns, DEFAULT nextval of a store sequence): the
-// database receives the statement without the defaults, and the store gets
-// the sequences and the record of which columns draw from them. The two
-// commit together: outside a transaction block the session wraps the
-// statement in one (BEGIN, the statement, then the commit protocol of
-// held DDL: the store first, then COMMIT — see the package doc); inside
-// one, the store's part is held until the transaction commits, like any
-// sequence DDL.
+// (serial and identity columns, DEFAULT nextval of a store sequence), one
+// concept in one file: the database receives the statement without the
+// defaults, and the store gets the sequences and the record of which
+// columns draw from them (sequence.Spec.Defaults), committed together
+// ([Session.evaluateTables]).
 
-// runTableDDL sends dbText (the table statement without its store
-// defaults; "" for nothing) to the database, then applies ops — sequence
-// DDL on store sequences, with their column defaults and OWNED BY — as one
-// unit with it.
-func (s *Session[A]) runTableDDL(ctx context.Context, dbText string, ops []func(context.Context) error) error {
+// servesTables reports whether plan pl has table statements that may
+// concern store-backed column defaults, judged from the engine's view of
+// the store's column defaults and the transaction's own: a CREATE TABLE,
+// or an ALTER TABLE giving a column a sequence default, with such a
+// column; an ALTER or DROP TABLE of a table that has one.
+func (s *Session[A]) servesTables(ctx context.Context, pl *rewrite.Plan) (bool, error) {
+	var ts *tableSet
+	loaded := false
+	for i := range pl.Statements {
+		t := pl.Statements[i].Table
+		if t == nil {
+			continue
+		}
+		if t.Op == rewrite.TableCreate {
+			if slices.ContainsFunc(t.Columns, func(c rewrite.ColumnDef) bool { return c.Default != nil }) {
+				return true, nil
+			}
+			continue
+		}
+		for _, c := range t.Cmds {
+			if c.Def != nil && c.Def.Default != nil || c.Default != nil {
+				return true, nil
+			}
+		}
+		if !loaded {
+			var err error
+			if ts, err = s.eng.tableSet(ctx); err != nil {
+				return false, err
+			}
+			ts, loaded = ts.overlay(s.heldDefaults()), true
+		}
+		if ts == nil {
+			continue
+		}
+		for k, name := range t.Names {
+			if d, err := s.tableDefaults(ctx, ts, name, t.IsUnqualified(k), false); err != nil || d != nil {
+				return d != nil, err
+			}
+		}
+	}
+	return false, nil
+}
+
+// evaluateTables runs a plan with table statements that serve store-backed
+// column defaults: the session sends its statements to the database itself,
+// in order, each table statement without its store defaults and followed by
+// their store side, all as one unit — outside a transaction block wrapped
+// in one (BEGIN, the statements, then the commit protocol of held DDL: the
+// store first, then COMMIT; see the package doc); inside one, the store's
+// side is held until it commits, like any sequence DDL. Nothing is left for
+// the front end to send.
+func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Evaluation, error) {
+	var ev Evaluation
 	if s.db == nil {
-		return errors.New("seqshim: table DDL with store-backed column defaults needs the inner driver's session (pgx)")
+		return ev, errors.New("seqshim: table DDL with store-backed column defaults needs the inner driver's session (pgx)")
+	}
+	for i := range pl.Statements {
+		st := &pl.Statements[i]
+		switch {
+		case st.Kind == rewrite.Local || st.Kind == rewrite.Rewrite:
+			return ev, unsupportedf("seqshim: a statement with sequence calls in the same string as table DDL with serial, identity or sequence-default columns: send the table DDL on its own")
+		case st.Kind == rewrite.PassThrough && len(rewrite.TxControls(s.eng.dialect, st.Text)) > 0:
+			return ev, unsupportedf("seqshim: transaction control in the same string as table DDL with serial, identity or sequence-default columns: send BEGIN and COMMIT as statements of their own, or use the driver's transactions")
+		}
 	}
 	wrap := !s.inTx()
 	if wrap {
 		if err := s.db.Exec(ctx, "BEGIN"); err != nil {
-			return err
+			return ev, err
 		}
 	}
 	rollback := func(ctx context.Context) error { return s.db.Exec(context.WithoutCancel(ctx), "ROLLBACK") }
-	fail := func(err error) error {
+	fail := func(err error) (Evaluation, error) {
 		if wrap {
-			return errors.Join(err, s.Rollback(ctx, rollback))
+			err = errors.Join(err, s.Rollback(ctx, rollback))
 		}
-		return err
+		return ev, err
 	}
-	if dbText != "" {
-		if err := s.db.Exec(ctx, dbText); err != nil {
-			return fail(err)
+	orphans := false
+	for i := range pl.Statements {
+		st := &pl.Statements[i]
+		text := st.Text
+		var ops []func(context.Context) error
+		switch st.Kind {
+		case rewrite.SequenceDDL:
+			if err := s.ddl(ctx, st.DDL); err != nil {
+				return fail(err)
+			}
+			if !s.eng.ddlToDB {
+				text = ""
+			}
+		case rewrite.CatalogDDL:
+			if st.Table != nil {
+				tp, err := s.planTable(ctx, st)
+				if err != nil {
+					return fail(err)
+				}
+				if tp != nil {
+					text, ops, orphans = tp.text, tp.ops, orphans || tp.orphans
+					break
+				}
+			}
+			served, err := s.catalogDDL(ctx, st.Catalog)
+			if err != nil {
+				return fail(err)
+			}
+			if served {
+				text = ""
+			}
+			orphans = orphans || st.Catalog.Op == rewrite.DropsOwners
+		}
+		if text != "" {
+			if err := s.db.Exec(ctx, text); err != nil {
+				return fail(err)
+			}
+		}
+		for _, op := range ops {
+			if err := op(ctx); err != nil {
+				return fail(err)
+			}
 		}
 	}
-	for _, op := range ops {
-		if err := op(ctx); err != nil {
-			return fail(err)
+	if wrap {
+		if err := s.Commit(ctx, func(ctx context.Context) error { return s.db.Exec(ctx, "COMMIT") }, rollback); err != nil {
+			return ev, err
 		}
 	}
-	if !wrap {
-		return nil
+	s.eng.forgetDefaults()
+	if orphans {
+		if err := s.dropOrphans(ctx); err != nil {
+			return ev, err
+		}
 	}
-	return s.Commit(ctx, func(ctx context.Context) error { return s.db.Exec(ctx, "COMMIT") }, rollback)
+	return ev, nil
 }
 
 // heldDefaults returns the column defaults the open transaction's held DDL
@@ -63,15 +163,7 @@ func (s *Session[A]) heldDefaults() (defs map[string][]sequence.ColumnDefault, d
 	}
 	defs = map[string][]sequence.ColumnDefault{}
 	for name, hs := range s.tx.seqs {
-		d := hs.spec.Defaults
-		for _, c := range hs.alters {
-			if c.Defaults != nil {
-				d = *c.Defaults
-			}
-		}
-		if hs.local || d != nil {
-			defs[name] = d
-		}
+		defs[name] = hs.spec.Defaults // the transaction's view of the sequence
 	}
 	dropped = map[string]bool{}
 	for _, o := range s.tx.drops {
@@ -81,4 +173,546 @@ func (s *Session[A]) heldDefaults() (defs map[string][]sequence.ColumnDefault, d
 		dropped[name] = true
 	}
 	return defs, dropped
+}
+
+// binding is a column default of a store sequence, as a table statement
+// finds it.
+type binding struct {
+	seq  string
+	kind sequence.Identity
+}
+
+// tableBindings returns the store-backed column defaults of table
+// (canonical), as the session sees them now: the store's, with the open
+// transaction's held DDL over them.
+func (s *Session[A]) tableBindings(ctx context.Context, table string) (map[string]binding, error) {
+	infos, err := s.eng.store.List(ctx)
+	if err != nil {
+		return nil, s.eng.storeErr(err)
+	}
+	all := map[string][]sequence.ColumnDefault{}
+	for _, info := range infos {
+		all[info.Name] = info.Spec.Defaults
+	}
+	defs, dropped := s.heldDefaults()
+	for seq, d := range defs {
+		all[seq] = d
+	}
+	out := map[string]binding{}
+	for seq, ds := range all {
+		if dropped[seq] {
+			if _, again := defs[seq]; !again {
+				continue
+			}
+		}
+		for _, d := range ds {
+			if d.Table == table {
+				out[d.Column] = binding{seq, d.Kind}
+			}
+		}
+	}
+	return out, nil
+}
+
+// seqDefaults returns sequence seq's column defaults as the session sees
+// them now.
+func (s *Session[A]) seqDefaults(ctx context.Context, seq string) ([]sequence.ColumnDefault, error) {
+	if defs, _ := s.heldDefaults(); defs != nil {
+		if d, ok := defs[seq]; ok {
+			return d, nil
+		}
+	}
+	info, err := s.eng.store.Describe(ctx, seq)
+	if err != nil {
+		return nil, s.eng.storeErr(err)
+	}
+	return info.Spec.Defaults, nil
+}
+
+// editDefaults is an op that changes sequence seq's column defaults by f.
+func (s *Session[A]) editDefaults(seq string, f func([]sequence.ColumnDefault) []sequence.ColumnDefault) func(context.Context) error {
+	return func(ctx context.Context) error {
+		cur, err := s.seqDefaults(ctx, seq)
+		if err != nil {
+			return err
+		}
+		next := f(cur)
+		if next == nil {
+			next = []sequence.ColumnDefault{}
+		}
+		return s.ddl(ctx, &rewrite.DDL{Op: rewrite.Alter, Names: []string{seq}, Clauses: sequence.Clauses{Defaults: &next}})
+	}
+}
+
+// tableRef is a table as the database's catalog names it.
+type tableRef struct {
+	schema, rel string
+}
+
+func (t tableRef) canonical() string { return sequence.FormatName(t.schema, t.rel) }
+
+// quoted is the table's name for SQL and OWNED BY: "schema"."rel".
+func (t tableRef) quoted() string {
+	return `"` + strings.ReplaceAll(t.schema, `"`, `""`) + `"."` + strings.ReplaceAll(t.rel, `"`, `""`) + `"`
+}
+
+// findTable returns the table name (canonical; resolved through the
+// search_path when unqualified) names in the database, ok false when it has
+// none.
+func (s *Session[A]) findTable(ctx context.Context, name string) (tableRef, bool, error) {
+	schema, rel := sequence.SplitName(name)
+	arg := sequence.QuoteIdent(rel)
+	if schema != "" {
+		arg = sequence.QuoteIdent(schema) + "." + arg
+	}
+	rows, ok, err := s.query(ctx, "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = pg_catalog.to_regclass("+literal(arg)+")")
+	if err != nil || !ok || len(rows) == 0 || len(rows[0]) != 2 {
+		return tableRef{}, false, err
+	}
+	return tableRef{rows[0][0], rows[0][1]}, true, nil
+}
+
+// tablePlan is what serving a table statement takes: the text the
+// database receives ("" for nothing), the store's side as ops run after it
+// in the same unit, and whether sequences owned by dropped columns may be
+// left (dropOrphans).
+type tablePlan struct {
+	text    string
+	ops     []func(context.Context) error
+	orphans bool
+}
+
+// planTable returns how to serve the store-backed column defaults of a
+// table statement (st.Table), nil when it concerns no store sequence and
+// goes as it is.
+func (s *Session[A]) planTable(ctx context.Context, st *rewrite.Statement) (*tablePlan, error) {
+	t := st.Table
+	switch t.Op {
+	case rewrite.TableCreate:
+		return s.createTable(ctx, t)
+	case rewrite.TableAlter:
+		return s.alterTable(ctx, t)
+	case rewrite.TableDrop:
+		ops, err := s.dropTable(ctx, t)
+		if err != nil || len(ops) == 0 {
+			return nil, err
+		}
+		return &tablePlan{text: st.Text, ops: ops, orphans: true}, nil
+	}
+	return nil, nil
+}
+
+// newColumnSequence returns the op that creates the sequence of a serial or
+// identity column c of table, owned by it, with its column default, and
+// records its name in taken.
+func (s *Session[A]) newColumnSequence(ctx context.Context, table tableRef, column string, d *rewrite.DefaultDef, taken map[string]bool) (func(context.Context) error, error) {
+	seq := d.Seq
+	if seq != "" && d.SeqUnqualified {
+		seq = sequence.FormatName(table.schema, sequence.RelName(seq))
+	}
+	if seq == "" {
+		var qerr error
+		// Names chosen for other columns of the statement do not count:
+		// PostgreSQL fails with 42P07 when two of them truncate alike.
+		seq = rewrite.ImplicitSequenceName(table.schema, table.rel, column, func(name string) bool {
+			if qerr != nil {
+				return true
+			}
+			if kind, err := s.relkind(ctx, name); err != nil || kind != 0 {
+				qerr = err
+				return true
+			}
+			if ok, _ := s.visibleSeq(ctx, name); ok {
+				return true
+			}
+			return false
+		})
+		if qerr != nil {
+			return nil, qerr
+		}
+	}
+	taken[seq] = true
+	cl := d.Clauses
+	defs := []sequence.ColumnDefault{{Table: table.canonical(), Column: column, Kind: d.Kind}}
+	cl.Defaults = &defs
+	owner := table.quoted() + `."` + strings.ReplaceAll(column, `"`, `""`) + `"`
+	return func(ctx context.Context) error {
+		return s.ddl(ctx, &rewrite.DDL{Op: rewrite.Create, Names: []string{seq}, Clauses: cl, OwnedBy: owner})
+	}, nil
+}
+
+// visibleSeq reports whether a store sequence name exists for the session
+// (its transaction's held DDL included).
+func (s *Session[A]) visibleSeq(ctx context.Context, name string) (bool, error) {
+	if s.tx != nil {
+		return s.visible(ctx, name)
+	}
+	_, err := s.eng.store.Describe(ctx, name)
+	if errors.Is(err, sequence.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// storeSequence resolves the sequence of DEFAULT nextval('s'): its store
+// name, or "" when it is not a store sequence (the database's own: its
+// default stays in the database).
+func (s *Session[A]) storeSequence(ctx context.Context, d *rewrite.DefaultDef) (string, error) {
+	name := d.Seq
+	if d.SeqUnqualified {
+		r, err := s.resolve(ctx, name)
+		switch {
+		case err == nil:
+			name = r
+		case errors.Is(err, sequence.ErrNotFound):
+			if s.tx != nil {
+				if ok, _ := s.visible(ctx, name); ok {
+					return name, nil
+				}
+			}
+			return "", nil
+		default:
+			return "", err
+		}
+	}
+	ok, err := s.visibleSeq(ctx, name)
+	if err != nil || !ok {
+		return "", err
+	}
+	return name, nil
+}
+
+func (s *Session[A]) createTable(ctx context.Context, t *rewrite.TableDDL) (*tablePlan, error) {
+	if !slices.ContainsFunc(t.Columns, func(c rewrite.ColumnDef) bool { return c.Default != nil }) {
+		return nil, nil
+	}
+	name, err := s.creationName(ctx, t.Names[0], t.IsUnqualified(0))
+	if err != nil {
+		return nil, err
+	}
+	schema, rel := sequence.SplitName(name)
+	if schema == "" {
+		schema = sequence.DefaultSchema
+	}
+	table := tableRef{schema, rel}
+	if t.IfNotExists {
+		if _, exists, err := s.findTable(ctx, table.quoted()); err != nil {
+			return nil, err
+		} else if exists {
+			return nil, nil // PostgreSQL: a notice, nothing created
+		}
+	}
+	how := make([]rewrite.Rendering, len(t.Columns))
+	taken := map[string]bool{}
+	var ops []func(context.Context) error
+	for i := range t.Columns {
+		c := &t.Columns[i]
+		switch d := c.Default; {
+		case d == nil:
+		case d.Kind == sequence.DefaultNextval && !d.Serial:
+			seq, err := s.storeSequence(ctx, d)
+			if err != nil {
+				return nil, err
+			}
+			if seq == "" {
+				how[i] = rewrite.AsWritten
+				continue
+			}
+			col := sequence.ColumnDefault{Table: table.canonical(), Column: c.Name}
+			ops = append(ops, s.editDefaults(seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault { return sequence.WithDefault(ds, col) }))
+		default:
+			op, err := s.newColumnSequence(ctx, table, c.Name, d, taken)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, op)
+		}
+	}
+	if len(ops) == 0 {
+		return nil, nil
+	}
+	text, _ := t.AppendSQL(nil, func(i int) rewrite.Rendering { return how[i] })
+	return &tablePlan{text: string(text), ops: ops}, nil
+}
+
+// tableArg is a table name as written for to_regclass: the canonical name
+// with its schema, or without one to resolve through the search_path.
+func tableArg(canonical string) string {
+	schema, rel := sequence.SplitName(canonical)
+	if schema == "" {
+		return sequence.QuoteIdent(rel)
+	}
+	return sequence.QuoteIdent(schema) + "." + sequence.QuoteIdent(rel)
+}
+
+// columnFacts are what ADD GENERATED … AS IDENTITY checks of a column in
+// the database.
+type columnFacts struct {
+	exists, notNull bool
+	typ             string // format_type
+}
+
+func (s *Session[A]) columnFacts(ctx context.Context, table tableRef, column string) (columnFacts, error) {
+	rows, _, err := s.query(ctx, "SELECT a.attnotnull::text, pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a WHERE a.attrelid = pg_catalog.to_regclass("+
+		literal(table.quoted())+") AND a.attname = "+literal(column)+" AND a.attnum > 0 AND NOT a.attisdropped")
+	if err != nil || len(rows) == 0 || len(rows[0]) != 2 {
+		return columnFacts{}, err
+	}
+	return columnFacts{exists: true, notNull: rows[0][0] == "true", typ: rows[0][1]}, nil
+}
+
+// identityType is the sequence type of an identity column of database type
+// typ, or PostgreSQL's error.
+func identityType(typ string) (sequence.Type, error) {
+	switch typ {
+	case "smallint":
+		return sequence.Smallint, nil
+	case "integer":
+		return sequence.Integer, nil
+	case "bigint":
+		return sequence.Bigint, nil
+	}
+	return 0, &sequence.Error{Code: sequence.CodeInvalidParameterValue, Kind: sequence.ErrInvalid,
+		Message: "identity column type must be smallint, integer, or bigint"}
+}
+
+func columnError(code, format, column, rel string) error {
+	return &sequence.Error{Code: code, Kind: sequence.ErrInvalid, Message: fmt.Sprintf(format, column, rel)}
+}
+
+// alterTable serves the subcommands of ALTER TABLE that concern store-backed
+// column defaults.
+func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tablePlan, error) {
+	table, exists, err := s.findTable(ctx, tableArg(t.Names[0]))
+	if err != nil || !exists {
+		return nil, err // the database reports a missing table (or IF EXISTS)
+	}
+	binds, err := s.tableBindings(ctx, table.canonical())
+	if err != nil {
+		return nil, err
+	}
+	how := make([]rewrite.Rendering, len(t.Cmds))
+	for i := range how {
+		how[i] = rewrite.AsWritten
+	}
+	taken := map[string]bool{}
+	var ops []func(context.Context) error
+	orphans := false
+	unbind := func(column string) {
+		if b, ok := binds[column]; ok {
+			ops = append(ops, s.editDefaults(b.seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault {
+				return sequence.WithoutDefault(ds, table.canonical(), column)
+			}))
+			delete(binds, column)
+		}
+	}
+	for i := range t.Cmds {
+		c := &t.Cmds[i]
+		b, bound := binds[c.Column]
+		switch c.Action {
+		case rewrite.AddColumn:
+			d := c.Def.Default
+			if d != nil && c.IfNotExists {
+				facts, err := s.columnFacts(ctx, table, c.Def.Name)
+				if err != nil {
+					return nil, err
+				}
+				if facts.exists {
+					continue // PostgreSQL: a notice, the column stays as it is
+				}
+			}
+			switch {
+			case d == nil:
+			case d.Kind == sequence.DefaultNextval && !d.Serial:
+				seq, err := s.storeSequence(ctx, d)
+				if err != nil {
+					return nil, err
+				}
+				if seq != "" {
+					how[i] = rewrite.Strip
+					col := sequence.ColumnDefault{Table: table.canonical(), Column: c.Def.Name}
+					ops = append(ops, s.editDefaults(seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault { return sequence.WithDefault(ds, col) }))
+				}
+			default:
+				// PostgreSQL fills the rows a table has from the new
+				// sequence, one value per row: the database cannot,
+				// without its own sequence.
+				rows, _, err := s.query(ctx, "SELECT EXISTS (SELECT 1 FROM "+table.quoted()+")::text")
+				if err != nil {
+					return nil, err
+				}
+				if len(rows) == 1 && len(rows[0]) == 1 && rows[0][0] == "true" {
+					return nil, unsupportedf("seqshim: ADD COLUMN %s with a serial or identity type on table %s, which has rows: PostgreSQL gives each row a value of the new sequence, which seqshim cannot do in one statement; "+
+						"create the sequence (CREATE SEQUENCE), add the column as an integer column, fill it (UPDATE … SET %s = v from SELECT nextval(…) FROM generate_series(1, n)), then SET NOT NULL and SET DEFAULT nextval(…)",
+						sequence.QuoteIdent(c.Def.Name), table.canonical(), sequence.QuoteIdent(c.Def.Name))
+				}
+				how[i] = rewrite.Strip
+				op, err := s.newColumnSequence(ctx, table, c.Def.Name, d, taken)
+				if err != nil {
+					return nil, err
+				}
+				ops = append(ops, op)
+			}
+		case rewrite.SetDefault:
+			if bound && b.kind.IsIdentity() {
+				return nil, identityColumnError(c.Column, table.rel)
+			}
+			unbind(c.Column)
+			if c.Default == nil {
+				continue
+			}
+			seq, err := s.storeSequence(ctx, c.Default)
+			if err != nil {
+				return nil, err
+			}
+			if seq == "" {
+				continue // the database's own sequence
+			}
+			how[i] = rewrite.Strip
+			col := sequence.ColumnDefault{Table: table.canonical(), Column: c.Column}
+			ops = append(ops, s.editDefaults(seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault { return sequence.WithDefault(ds, col) }))
+		case rewrite.DropDefault:
+			if bound && b.kind.IsIdentity() {
+				return nil, identityColumnError(c.Column, table.rel)
+			}
+			unbind(c.Column)
+		case rewrite.AddIdentity:
+			facts, err := s.columnFacts(ctx, table, c.Column)
+			switch {
+			case err != nil:
+				return nil, err
+			case !facts.exists:
+				continue // the database reports it
+			case bound && b.kind.IsIdentity():
+				return nil, columnError(codeObjectState, `column "%s" of relation "%s" is already an identity column`, c.Column, table.rel)
+			case bound:
+				return nil, columnError(codeObjectState, `column "%s" of relation "%s" already has a default value`, c.Column, table.rel)
+			case !facts.notNull:
+				return nil, columnError(codeObjectState, `column "%s" of relation "%s" must be declared NOT NULL before identity can be added`, c.Column, table.rel)
+			}
+			typ, err := identityType(facts.typ)
+			if err != nil {
+				return nil, err
+			}
+			d := *c.Default
+			if d.Clauses.Type == nil {
+				d.Clauses.Type = sequence.TypeOf(typ)
+			}
+			how[i] = rewrite.Omit
+			op, err := s.newColumnSequence(ctx, table, c.Column, &d, taken)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, op)
+			binds[c.Column] = binding{kind: d.Kind}
+		case rewrite.SetIdentity:
+			if !bound || !b.kind.IsIdentity() {
+				continue // the database's identity, or its error
+			}
+			how[i] = rewrite.Omit
+			seq := b.seq
+			if c.Generated != sequence.DefaultNextval {
+				kind := c.Generated
+				col := table.canonical()
+				ops = append(ops, s.editDefaults(seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault {
+					return sequence.WithDefault(ds, sequence.ColumnDefault{Table: col, Column: c.Column, Kind: kind})
+				}))
+			}
+			if cl := c.Clauses; cl != (sequence.Clauses{}) {
+				ops = append(ops, func(ctx context.Context) error {
+					return s.ddl(ctx, &rewrite.DDL{Op: rewrite.Alter, Names: []string{seq}, Clauses: cl})
+				})
+			}
+		case rewrite.DropIdentity:
+			if !bound || !b.kind.IsIdentity() {
+				continue
+			}
+			how[i] = rewrite.Omit
+			unbind(c.Column)
+			seq := b.seq
+			ops = append(ops, func(ctx context.Context) error {
+				return s.ddl(ctx, &rewrite.DDL{Op: rewrite.Drop, Names: []string{seq}})
+			})
+		case rewrite.AlterType:
+			if !bound || !b.kind.IsIdentity() {
+				continue
+			}
+			if c.TypeErr != nil {
+				return nil, c.TypeErr
+			}
+			seq, typ := b.seq, c.Type
+			ops = append(ops, func(ctx context.Context) error {
+				return s.ddl(ctx, &rewrite.DDL{Op: rewrite.Alter, Names: []string{seq}, Clauses: sequence.Clauses{Type: &typ}})
+			})
+		case rewrite.DropColumn:
+			if bound {
+				unbind(c.Column)
+				orphans = true // an owned sequence goes with its column
+			}
+		case rewrite.RenameColumn:
+			if bound {
+				col, to, kind := table.canonical(), c.NewName, b.kind
+				from := c.Column
+				ops = append(ops, s.editDefaults(b.seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault {
+					return sequence.WithDefault(sequence.WithoutDefault(ds, col, from), sequence.ColumnDefault{Table: col, Column: to, Kind: kind})
+				}))
+			}
+		case rewrite.RenameTable, rewrite.SetSchema:
+			to := tableRef{table.schema, sequence.RelName(c.NewName)}
+			if c.Action == rewrite.SetSchema {
+				to = tableRef{c.NewName, table.rel}
+			}
+			for col, b := range binds {
+				from, kind := table.canonical(), b.kind
+				ops = append(ops, s.editDefaults(b.seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault {
+					return sequence.WithDefault(sequence.WithoutDefault(ds, from, col), sequence.ColumnDefault{Table: to.canonical(), Column: col, Kind: kind})
+				}))
+			}
+		}
+	}
+	if len(ops) == 0 {
+		return nil, nil
+	}
+	text, empty := t.AppendSQL(nil, func(i int) rewrite.Rendering { return how[i] })
+	if empty {
+		text = nil
+	}
+	return &tablePlan{text: string(text), ops: ops, orphans: orphans}, nil
+}
+
+// identityColumnError is PostgreSQL's error for SET DEFAULT or DROP DEFAULT
+// of an identity column.
+func identityColumnError(column, rel string) error {
+	return &sequence.Error{Code: sequence.CodeSyntaxError, Kind: sequence.ErrInvalid,
+		Message: fmt.Sprintf(`column "%s" of relation "%s" is an identity column`, column, rel),
+		Hint:    "Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead."}
+}
+
+// codeObjectState is PostgreSQL's object_not_in_prerequisite_state.
+const codeObjectState = "55000"
+
+// dropTable removes the column defaults of the tables DROP TABLE drops;
+// the sequences they own go with them (dropOrphans).
+func (s *Session[A]) dropTable(ctx context.Context, t *rewrite.TableDDL) ([]func(context.Context) error, error) {
+	var ops []func(context.Context) error
+	for i := range t.Names {
+		table, exists, err := s.findTable(ctx, tableArg(t.Names[i]))
+		if err != nil {
+			return nil, err
+		}
+		if !exists {
+			continue
+		}
+		binds, err := s.tableBindings(ctx, table.canonical())
+		if err != nil {
+			return nil, err
+		}
+		for col, b := range binds {
+			name := table.canonical()
+			ops = append(ops, s.editDefaults(b.seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault {
+				return sequence.WithoutDefault(ds, name, col)
+			}))
+		}
+	}
+	return ops, nil
 }

@@ -143,6 +143,12 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 				}
 				return sequence.ExistsError(name)
 			}
+			spec := spec
+			if d.OwnedBy != "" {
+				if spec.OwnedBy, err = s.ownedBy(ctx, name, d.OwnedBy); err != nil {
+					return err
+				}
+			}
 			h.nextID++
 			h.seqs[name] = &heldSeq{id: h.nextID, local: true, spec: spec, pos: pos}
 			delete(h.hidden, name)
@@ -152,20 +158,32 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 			// PostgreSQL gives the sequence a new relfilenode for any
 			// option but OWNED BY: values drawn after it are the
 			// transaction's own, gone if it rolls back.
-			hs, err := s.hold(ctx, name, d.Clauses != (sequence.Clauses{}))
+			// Column defaults and OWNED BY are not options: no new
+			// relfilenode for them.
+			opts := d.Clauses
+			opts.Defaults, opts.OwnedBy = nil, nil
+			hs, err := s.hold(ctx, name, opts != (sequence.Clauses{}))
 			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
 			if err != nil {
 				return err
 			}
-			spec, pos, err := d.Clauses.Alter(hs.spec, hs.pos)
+			clauses := d.Clauses
+			if d.OwnedBy != "" {
+				ref, err := s.ownedBy(ctx, name, d.OwnedBy)
+				if err != nil {
+					return err
+				}
+				clauses.OwnedBy = &ref
+			}
+			spec, pos, err := clauses.Alter(hs.spec, hs.pos)
 			if err != nil {
 				return err
 			}
 			hs.spec, hs.pos = spec, pos
 			if hs.origin != "" {
-				hs.alters = append(hs.alters, d.Clauses)
+				hs.alters = append(hs.alters, clauses)
 				hs.reset = hs.reset || d.Clauses.Restart || d.Clauses.RestartAt != nil
 			}
 		}
@@ -457,7 +475,11 @@ func (s *Session[A]) Commit(ctx context.Context, commit, rollback func(context.C
 	h := s.tx
 	s.began = false
 	if h == nil {
-		return commit(ctx)
+		if err := commit(ctx); err != nil {
+			return err
+		}
+		s.afterCommit(ctx)
+		return nil
 	}
 	if s.db != nil && s.db.TxStatus() == 'E' {
 		// COMMIT of a failed transaction rolls back.
@@ -489,7 +511,21 @@ func (s *Session[A]) Commit(ctx context.Context, commit, rollback func(context.C
 	testHook(HookCommitted)
 	s.committed(h)
 	s.tx = nil
+	s.afterCommit(ctx)
 	return nil
+}
+
+// afterCommit drops the store sequences whose owning columns the committed
+// transaction dropped (dropOrphans), now that the session is outside a
+// transaction block: a session whose every statement runs in a
+// transaction would otherwise never get to it. A failure leaves them
+// pending for the next statement outside a transaction; the COMMIT stands.
+func (s *Session[A]) afterCommit(ctx context.Context) {
+	if s.orphansPending && s.db != nil && s.db.TxStatus() == 'I' {
+		if err := s.dropOrphans(ctx); err != nil {
+			s.orphansPending = true // the next statement outside a transaction tries again
+		}
+	}
 }
 
 // committed tells the process's other sessions about the DDL that reached
