@@ -19,8 +19,10 @@
 // are the default of) and the database none: its columns have no default
 // and no identity.
 //
-// TestInsertSelect does the same for INSERT … SELECT, where every row draws
-// its own id, as a backfill does.
+// TestInsertSelectRefused checks that INSERT … SELECT leaving a
+// store-backed id to its default, which needs a value per row, fails with
+// 0A000 and draws nothing; TestInsertSelectWorkaround compares, natively and
+// through seqshim, the backfill the error suggests instead.
 //
 // TestMultiProcessGorm runs four processes inserting through GORM into one
 // table, natively, with a shared sqlite: store and with a dynamodb:// store
