@@ -20,9 +20,12 @@
 // database has no sequence of that name and that the id column has no
 // default.
 //
-// # Caveats
+// # Implicit ids
 //
-// seqshim does not serve column defaults yet: a model whose id is serial,
-// bigserial, IDENTITY or DEFAULT nextval('s') still gets its ids from the
-// database's own sequence. The recipes therefore set the id themselves.
+// The recipes draw their ids from a named sequence in code. A model whose id
+// the database fills in (serial, bigserial, IDENTITY: GORM's default ID,
+// bun's autoincrement) needs no such code: its table DDL through seqshim
+// puts the column's default in the store, and INSERTs that leave the id out
+// draw from it. Package ids (integration/ids) tests that under GORM, bun,
+// sqlx and goose.
 package recipes
