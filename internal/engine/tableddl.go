@@ -448,17 +448,17 @@ func tableArg(canonical string) string {
 // columnFacts are what ADD GENERATED … AS IDENTITY checks of a column in
 // the database.
 type columnFacts struct {
-	exists, notNull bool
-	typ             string // format_type
+	exists, notNull, hasDefault bool
+	typ                         string // format_type
 }
 
 func (s *Session[A]) columnFacts(ctx context.Context, table tableRef, column string) (columnFacts, error) {
-	rows, _, err := s.query(ctx, "SELECT a.attnotnull::text, pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a WHERE a.attrelid = pg_catalog.to_regclass("+
+	rows, _, err := s.query(ctx, "SELECT a.attnotnull::text, pg_catalog.format_type(a.atttypid, a.atttypmod), a.atthasdef::text FROM pg_catalog.pg_attribute a WHERE a.attrelid = pg_catalog.to_regclass("+
 		literal(table.quoted())+") AND a.attname = "+literal(column)+" AND a.attnum > 0 AND NOT a.attisdropped")
-	if err != nil || len(rows) == 0 || len(rows[0]) != 2 {
+	if err != nil || len(rows) == 0 || len(rows[0]) != 3 {
 		return columnFacts{}, err
 	}
-	return columnFacts{exists: true, notNull: rows[0][0] == "true", typ: rows[0][1]}, nil
+	return columnFacts{exists: true, notNull: rows[0][0] == "true", typ: rows[0][1], hasDefault: rows[0][2] == "true"}, nil
 }
 
 // identityType is the sequence type of an identity column of database type
@@ -555,7 +555,7 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 			}
 		case rewrite.SetDefault:
 			if bound && b.kind.IsIdentity() {
-				return nil, identityColumnError(c.Column, table.rel)
+				return nil, identityColumnError(c.Column, table.rel, false)
 			}
 			unbind(c.Column)
 			if c.Default == nil {
@@ -573,7 +573,7 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 			ops = append(ops, s.editDefaults(seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault { return sequence.WithDefault(ds, col) }))
 		case rewrite.DropDefault:
 			if bound && b.kind.IsIdentity() {
-				return nil, identityColumnError(c.Column, table.rel)
+				return nil, identityColumnError(c.Column, table.rel, true)
 			}
 			unbind(c.Column)
 		case rewrite.AddIdentity:
@@ -585,7 +585,7 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 				continue // the database reports it
 			case bound && b.kind.IsIdentity():
 				return nil, columnError(codeObjectState, `column "%s" of relation "%s" is already an identity column`, c.Column, table.rel)
-			case bound:
+			case bound || facts.hasDefault:
 				return nil, columnError(codeObjectState, `column "%s" of relation "%s" already has a default value`, c.Column, table.rel)
 			case !facts.notNull:
 				return nil, columnError(codeObjectState, `column "%s" of relation "%s" must be declared NOT NULL before identity can be added`, c.Column, table.rel)
@@ -682,10 +682,13 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 
 // identityColumnError is PostgreSQL's error for SET DEFAULT or DROP DEFAULT
 // of an identity column.
-func identityColumnError(column, rel string) error {
-	return &sequence.Error{Code: sequence.CodeSyntaxError, Kind: sequence.ErrInvalid,
-		Message: fmt.Sprintf(`column "%s" of relation "%s" is an identity column`, column, rel),
-		Hint:    "Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead."}
+func identityColumnError(column, rel string, drop bool) error {
+	err := &sequence.Error{Code: sequence.CodeSyntaxError, Kind: sequence.ErrInvalid,
+		Message: fmt.Sprintf(`column "%s" of relation "%s" is an identity column`, column, rel)}
+	if drop {
+		err.Hint = "Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead."
+	}
+	return err
 }
 
 // codeObjectState is PostgreSQL's object_not_in_prerequisite_state.
