@@ -77,9 +77,9 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 	for i := range pl.Statements {
 		st := &pl.Statements[i]
 		switch {
-		case st.Kind == rewrite.Local || st.Kind == rewrite.Rewrite:
-			return ev, unsupportedf("seqshim: a statement with sequence calls in the same string as table DDL with serial, identity or sequence-default columns: send the table DDL on its own")
-		case st.Kind == rewrite.PassThrough && len(rewrite.TxControls(s.eng.dialect, st.Text)) > 0:
+		case st.Kind == rewrite.Local:
+			return ev, unsupportedf("seqshim: a query answered from sequence calls in the same string as table DDL with serial, identity or sequence-default columns: send the table DDL on its own")
+		case st.Kind == rewrite.PassThrough && slices.ContainsFunc(rewrite.TxControls(s.eng.dialect, st.Text), func(c rewrite.TxControl) bool { return c.Op != rewrite.TxNone }):
 			return ev, unsupportedf("seqshim: transaction control in the same string as table DDL with serial, identity or sequence-default columns: send BEGIN and COMMIT as statements of their own, or use the driver's transactions")
 		}
 	}
@@ -102,6 +102,15 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 		text := st.Text
 		var ops []func(context.Context) error
 		switch st.Kind {
+		case rewrite.PassThrough, rewrite.Rewrite:
+			// An INSERT into a table an earlier statement created gets its
+			// defaults now; sequence calls get their values. The string
+			// has no bind arguments (several statements go by the simple
+			// protocol): values are written in as literals.
+			var err error
+			if text, err = s.statementText(ctx, st); err != nil {
+				return fail(err)
+			}
 		case rewrite.SequenceDDL:
 			if err := s.ddl(ctx, st.DDL); err != nil {
 				return fail(err)
@@ -129,10 +138,13 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 			}
 			orphans = orphans || st.Catalog.Op == rewrite.DropsOwners
 		}
+		ev.RowsAffected = 0 // the last statement's, as a string's result is
 		if text != "" {
-			if err := s.db.Exec(ctx, text); err != nil {
+			n, err := s.execRows(ctx, text)
+			if err != nil {
 				return fail(err)
 			}
+			ev.RowsAffected = n
 		}
 		for _, op := range ops {
 			if err := op(ctx); err != nil {
@@ -152,6 +164,47 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 		}
 	}
 	return ev, nil
+}
+
+// execRows runs sql on the session's database and returns the rows it
+// affected, when the Conn can tell.
+func (s *Session[A]) execRows(ctx context.Context, sql string) (int64, error) {
+	if r, ok := s.db.(RowsExecer); ok {
+		return r.ExecRows(ctx, sql)
+	}
+	return 0, s.db.Exec(ctx, sql)
+}
+
+// statementText is the text to send for a PassThrough or Rewrite
+// statement of a string evaluateTables runs: with the store-backed column
+// defaults its INSERTs need written out, as the session sees them after
+// the statements before it, and the values of its sequence calls written
+// in.
+func (s *Session[A]) statementText(ctx context.Context, st *rewrite.Statement) (string, error) {
+	text := st.Text
+	if rewrite.MayInject(s.eng.dialect, text) {
+		var err error
+		if text, err = s.inject(ctx, text); err != nil {
+			return "", err
+		}
+	}
+	if text == st.Text && st.Kind == rewrite.PassThrough {
+		return text, nil
+	}
+	pl, _ := s.eng.planner.Plan(text)
+	if pl.PassThrough() {
+		return text, nil
+	}
+	if pl.Err != nil {
+		return "", pl.Err
+	}
+	var none A
+	ev, err := s.evaluate(ctx, pl, none)
+	if err != nil {
+		return "", err
+	}
+	out, _ := pl.AppendSQL(nil, ev.Values, s.eng.ddlToDB)
+	return string(out), nil
 }
 
 // heldDefaults returns the column defaults the open transaction's held DDL

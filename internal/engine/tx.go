@@ -42,6 +42,22 @@ func (c pgConn) Exec(ctx context.Context, sql string) error {
 	return err
 }
 
+// RowsExecer is the optional capability of a [Conn] that reports the rows a
+// statement affected, as database/sql's Result does; [PgConn] has it.
+type RowsExecer interface {
+	// ExecRows runs sql as Exec does and returns the rows its last
+	// statement affected.
+	ExecRows(ctx context.Context, sql string) (int64, error)
+}
+
+func (c pgConn) ExecRows(ctx context.Context, sql string) (int64, error) {
+	res, err := c.pc.Exec(ctx, sql).ReadAll()
+	if err != nil || len(res) == 0 {
+		return 0, err
+	}
+	return res[len(res)-1].CommandTag.RowsAffected(), nil
+}
+
 // codeInFailedTransaction is PostgreSQL's in_failed_sql_transaction.
 const codeInFailedTransaction = "25P02"
 
