@@ -167,3 +167,28 @@ func errText(err error) string {
 	}
 	return "ERROR " + err.Error()
 }
+
+// TestPGDefaultsOtherProcess: a table another process (another connector
+// on the same store) created is seen at once after the NOT NULL violation
+// its first INSERT may meet, without waiting for the periodic reread.
+func TestPGDefaultsOtherProcess(t *testing.T) {
+	st := memstore.New()
+	a, b := seqshimDB(t, st), seqshimDB(t, st)
+	tbl := uniq(t, "op")
+	t.Cleanup(func() { nativeDB(t).Exec("DROP TABLE IF EXISTS " + tbl) })
+	// a reads the store's column defaults (none yet) with its first INSERT.
+	other := uniq(t, "plain")
+	mustExec(t, a, "CREATE TABLE "+other+" (v int)")
+	t.Cleanup(func() { nativeDB(t).Exec("DROP TABLE IF EXISTS " + other) })
+	mustExec(t, a, "INSERT INTO "+other+" VALUES (1)")
+
+	mustExec(t, b, "CREATE TABLE "+tbl+" (id bigserial PRIMARY KEY, v text)")
+	_, err := a.ExecContext(context.Background(), "INSERT INTO "+tbl+" (v) VALUES ('x')")
+	var pe *pgconn.PgError
+	if err != nil && (!errors.As(err, &pe) || pe.Code != "23502") {
+		t.Fatalf("first INSERT through the other process: %v, want success or 23502", err)
+	}
+	if id := queryInt64(t, a, "INSERT INTO "+tbl+" (v) VALUES ('y') RETURNING id"); id < 1 {
+		t.Fatalf("second INSERT: id %d", id)
+	}
+}

@@ -190,6 +190,9 @@ WHERE c.oid = pg_catalog.to_regclass(`+literal(strings.Join(quoted, "."))+`)`)
 	return ownerRef(db, dbOID, relOID, attnum), nil
 }
 
+// codeNotNullViolation is PostgreSQL's not_null_violation.
+const codeNotNullViolation = "23502"
+
 // codeUndefinedColumn is PostgreSQL's undefined_column.
 const codeUndefinedColumn = "42703"
 
@@ -388,9 +391,16 @@ func unsupportedf(format string, args ...any) error {
 // catalog reads of it, a table-only command: the database cannot know it,
 // and "does not exist" would mislead. Then it is a 0A000 saying what to do
 // instead. It costs nothing unless err is a 42P01 (one store read then).
+//
+// A NOT NULL violation (23502) may be an INSERT into a table whose
+// store-backed column defaults another process created since this one read
+// them: the next statement that may need them reads them again.
 func (s *Session[A]) DatabaseError(ctx context.Context, err error) error {
 	s.heardFrom()
 	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == codeNotNullViolation {
+		s.eng.forgetDefaults()
+	}
 	if !errors.As(err, &pe) || pe.Code != sequence.CodeUndefinedTable {
 		return err
 	}
