@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -100,14 +101,24 @@ func (s *Store) Alter(ctx context.Context, name string, c sequence.Clauses) (seq
 		} else {
 			cond += " AND #last BETWEEN :min AND :max"
 		}
+		if spec.DailyLimit > 0 {
+			update += ", #dlimit = :dlimit"
+			values[":dlimit"] = num(spec.DailyLimit)
+		}
 		update += " ADD #ver :one"
-		switch {
-		case spec.OwnedBy == "" && removeDefs:
-			update += " REMOVE #owner, #defaults"
-		case spec.OwnedBy == "":
-			update += " REMOVE #owner"
-		case removeDefs:
-			update += " REMOVE #defaults"
+		// The day's usage (uday, uused) stays whatever the limit becomes.
+		var remove []string
+		if spec.OwnedBy == "" {
+			remove = append(remove, "#owner")
+		}
+		if removeDefs {
+			remove = append(remove, "#defaults")
+		}
+		if spec.DailyLimit == 0 {
+			remove = append(remove, "#dlimit")
+		}
+		if len(remove) > 0 {
+			update += " REMOVE " + strings.Join(remove, ", ")
 		}
 		out, err := s.updateItem(ctx, s.key(name), update, cond, values, types.ReturnValueAllNew)
 		s.forget(name)

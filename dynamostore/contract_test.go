@@ -2,6 +2,7 @@ package dynamostore_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/internal/storetest"
@@ -20,4 +21,15 @@ func TestContract(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestContractBudget runs the daily-limit contract on dynalite, each handle
+// a Store of its own (its own remembered state) on one table, as separate
+// processes would have.
+func TestContractBudget(t *testing.T) {
+	client := testClient(t)
+	table := testTable(t)
+	storetest.RunBudget(t, func(t *testing.T, now func() time.Time) sequence.Store {
+		return dynamostore.New(client, table, func(o *dynamostore.Options) { o.Now = now })
+	})
 }

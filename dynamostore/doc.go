@@ -44,6 +44,10 @@
 //	defaults S     the table columns whose default draws from the sequence
 //	               (sequence.Spec.Defaults as sequence.EncodeDefaults writes
 //	               them; absent if none)
+//	dlimit   N     daily limit (sequence.Spec.DailyLimit; absent if none)
+//	uday     N     the UTC day (sequence.Day) uused counts; absent until a
+//	               reservation under a daily limit
+//	uused    N     values reserved on uday under the daily limit
 //	moved    S     only while a Rename is in progress: the new name (fenced)
 //	from     S     only while a Rename is in progress: the old key, on the new item
 //
@@ -68,6 +72,15 @@
 // version, position and reservation count). Lost races retry with bounded, jittered
 // exponential backoff ([Options.MaxAttempts]) and then fail with
 // sequence.ErrConflict.
+//
+// Under a daily limit the same single UpdateItem also counts the block in
+// uused, conditioned so the day's count never passes the limit: on the fast
+// path, uday must be today (by [Options.Now]) with uused leaving room for
+// the whole block (ADD), or an earlier day (SET: the count restarts at the
+// block); the slow path writes the count [sequence.Spec.ReserveAt] computed
+// with the compare-and-set. The block that reaches the limit is truncated
+// to what is left; a reservation with nothing left is sequence.ErrDailyLimit
+// (54000) and writes nothing.
 //
 // # Guarantees
 //

@@ -33,6 +33,9 @@ const (
 	attrMoved   = "moved"    // S: present while a Rename moves the item to this canonical name
 	attrOwner   = "owner"    // S: OWNED BY (sequence.Spec.OwnedBy); absent for none
 	attrDefs    = "defaults" // S: column defaults (sequence.EncodeDefaults of Spec.Defaults); absent for none
+	attrLimit   = "dlimit"   // N: daily limit (sequence.Spec.DailyLimit); absent for none
+	attrUDay    = "uday"     // N: the UTC day (sequence.Day) uused counts; absent until a reservation under a limit
+	attrUUsed   = "uused"    // N: values reserved on uday under a daily limit (sequence.Info.DayUsage)
 )
 
 // record is a decoded item.
@@ -83,6 +86,9 @@ func putSpec(m map[string]types.AttributeValue, spec sequence.Spec) {
 	if len(spec.Defaults) > 0 {
 		m[attrDefs] = str(sequence.EncodeDefaults(spec.Defaults))
 	}
+	if spec.DailyLimit > 0 {
+		m[attrLimit] = num(spec.DailyLimit)
+	}
 }
 
 func putPos(m map[string]types.AttributeValue, pos sequence.Position) {
@@ -120,6 +126,12 @@ func decode(name string, item map[string]types.AttributeValue) (record, error) {
 			d.fail(attrDefs)
 		}
 		r.info.Spec.Defaults = defs
+	}
+	if _, ok := item[attrLimit]; ok {
+		r.info.Spec.DailyLimit = d.int(attrLimit)
+	}
+	if _, ok := item[attrUDay]; ok {
+		r.info.DayUsage = sequence.Usage{Day: sequence.Day(d.int(attrUDay)), Used: d.int(attrUUsed)}
 	}
 	r.info.Position = sequence.Position{Last: d.int(attrLast), Called: d.bool(attrCalled)}
 	r.info.Version = d.int(attrVer)

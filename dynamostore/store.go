@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -44,6 +45,11 @@ type Options struct {
 	// Defaults 2ms and 100ms.
 	Backoff, MaxBackoff time.Duration
 
+	// Now is the store's clock: it stamps the last reservation and decides
+	// which UTC day a reservation counts in under a daily limit
+	// (sequence.Spec.DailyLimit). Default time.Now; tests set a fake one.
+	Now func() time.Time
+
 	// ConfigOptions and ClientOptions are used by [Open] only: they are
 	// passed to config.LoadDefaultConfig and dynamodb.NewFromConfig, after
 	// the settings taken from the URL.
@@ -60,6 +66,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.MaxBackoff < o.Backoff {
 		o.MaxBackoff = max(100*time.Millisecond, o.Backoff)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 }
 
@@ -102,6 +111,7 @@ type entry struct {
 	ver    int64
 	last   int64
 	called bool
+	usage  sequence.Usage // the day's count under spec.DailyLimit
 }
 
 // New returns a Store on the table (created by [CreateTable]) through client.
@@ -137,7 +147,8 @@ func (s *Store) remember(name string, r record) {
 }
 
 func entryOf(r record) entry {
-	return entry{spec: r.info.Spec, gen: r.gen, ver: r.info.Version, last: r.info.Position.Last, called: r.info.Position.Called}
+	return entry{spec: r.info.Spec, gen: r.gen, ver: r.info.Version, last: r.info.Position.Last, called: r.info.Position.Called,
+		usage: r.info.DayUsage}
 }
 
 // reserved records a successful reservation: the next Release must find the
@@ -204,14 +215,25 @@ func (s *Store) load(ctx context.Context, name string) (record, error) {
 // [sequence.Spec.Reserve] and writes the new position with a compare-and-set.
 // Either way the block is derived from the response to a write that
 // succeeded; a request without a response is a gap.
+//
+// Under a daily limit the same write also moves the day's count (attributes
+// uday and uused), and its condition enforces the limit: the fast path
+// requires uused to leave room for the whole block on the same day, or the
+// stored day to be an earlier one (the count then restarts); the slow path's
+// compare-and-set covers the count read with the rest of the item. So the
+// values handed out in one UTC day never exceed the limit, whatever number
+// of Stores race; the block that reaches it is truncated by
+// [sequence.Spec.ReserveAt], and a reservation with nothing left fails with
+// sequence.ErrDailyLimit without writing.
 func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
 	if n < 1 {
 		n = 1
 	}
 	return retry(ctx, s, "reserve", name, func() (sequence.Block, error) {
+		now := s.opts.Now()
 		if e, ok := s.recall(name); ok {
-			if p, ok := plan(e.spec, e.called, n); ok && p.covers(e.last) {
-				b, err := s.add(ctx, name, e, p, n)
+			if p, ok := plan(e.spec, e.called, n); ok && p.covers(e.last) && fits(e, now, n) {
+				b, err := s.add(ctx, name, e, p, n, now)
 				if err == nil || !conditionFailed(err) {
 					return b, s.wrap("reserve", name, err)
 				}
@@ -226,10 +248,10 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 		}
 		e := entryOf(r)
 		var b sequence.Block
-		if p, ok := plan(e.spec, e.called, n); ok && p.covers(e.last) {
-			b, err = s.add(ctx, name, e, p, n)
+		if p, ok := plan(e.spec, e.called, n); ok && p.covers(e.last) && fits(e, now, n) {
+			b, err = s.add(ctx, name, e, p, n, now)
 		} else {
-			b, err = s.swap(ctx, name, r, n)
+			b, err = s.swap(ctx, name, r, n, now)
 		}
 		if conditionFailed(err) {
 			s.forget(name)
@@ -269,9 +291,18 @@ func plan(spec sequence.Spec, called bool, n int64) (fastPlan, bool) {
 	return fastPlan{d: d, lo: spec.Min, hi: int64(uint64(spec.Max) - d)}, true
 }
 
+// fits reports whether the daily limit, as e last saw the day's count,
+// leaves room for n values at now: the fast path hands out exactly n.
+func fits(e entry, now time.Time, n int64) bool {
+	_, left := e.spec.Allowance(e.usage, now)
+	return left >= n
+}
+
 // add is the fast path: one conditional UpdateItem moving the position by
-// p.d, the block derived from the new position it returns.
-func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int64) (sequence.Block, error) {
+// p.d, the block derived from the new position it returns. Under a daily
+// limit it also counts the n values in the day's usage, conditioned on the
+// count read (see Reserve).
+func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int64, now time.Time) (sequence.Block, error) {
 	op := "+"
 	if e.spec.Descending() {
 		op = "-"
@@ -280,11 +311,11 @@ func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int
 	if !e.called {
 		set += ", #called = :t"
 	}
-	update := set + " ADD #resv :one, #nres :cnt"
+	add := " ADD #resv :one, #nres :cnt"
 	cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v AND #called = :c AND #last BETWEEN :lo AND :hi"
 	values := map[string]types.AttributeValue{
 		":d":   &types.AttributeValueMemberN{Value: strconv.FormatUint(p.d, 10)},
-		":now": num(time.Now().UnixMilli()),
+		":now": num(now.UnixMilli()),
 		":one": num(1),
 		":cnt": num(n),
 		":g":   str(e.gen),
@@ -296,9 +327,33 @@ func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int
 	if !e.called {
 		values[":t"] = boolean(true)
 	}
-	out, err := s.updateItem(ctx, s.key(name), update, cond, values, types.ReturnValueUpdatedNew)
+	var usage sequence.Usage
+	if e.spec.DailyLimit > 0 {
+		day, _ := e.spec.Allowance(e.usage, now)
+		values[":uday"] = num(int64(day))
+		if e.usage.Day == day {
+			// The same day: room for n more, which ADD counts.
+			add += ", #uused :cnt"
+			cond += " AND #uday = :uday AND #uused <= :room"
+			values[":room"] = num(e.spec.DailyLimit - n)
+		} else {
+			// A day after the one counted (or none yet): the count restarts.
+			set += ", #uday = :uday, #uused = :cnt"
+			cond += " AND (attribute_not_exists(#uday) OR #uday < :uday)"
+		}
+	}
+	out, err := s.updateItem(ctx, s.key(name), set+add, cond, values, types.ReturnValueUpdatedNew)
 	if err != nil {
 		return sequence.Block{}, err
+	}
+	if e.spec.DailyLimit > 0 {
+		day, _ := e.spec.Allowance(e.usage, now)
+		usage = sequence.Usage{Day: day, Used: n}
+		if v, ok := out.Attributes[attrUUsed].(*types.AttributeValueMemberN); ok {
+			if used, err := strconv.ParseInt(v.Value, 10, 64); err == nil {
+				usage.Used = used
+			}
+		}
 	}
 	last, err := returnedLast(out.Attributes)
 	if err != nil {
@@ -314,27 +369,34 @@ func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int
 		// written by something that does not follow this schema.
 		return sequence.Block{}, fmt.Errorf("%w %q: position %d after adding %d", errMalformed, name, last, p.d)
 	}
-	e.last, e.called = last, true
+	e.last, e.called, e.usage = last, true, usage
 	s.reserved(name, e, out.Attributes)
 	return b, nil
 }
 
 // swap is the slow path: the block computed by the sequence model from the position
-// read in r, written with a compare-and-set on that exact state (the
-// reservation counter makes it immune to ABA).
-func (s *Store) swap(ctx context.Context, name string, r record, n int64) (sequence.Block, error) {
-	b, pos, err := r.info.Spec.Reserve(name, r.info.Position, n)
+// (and the day's usage, under a daily limit) read in r, written with a
+// compare-and-set on that exact state (the reservation counter makes it
+// immune to ABA).
+func (s *Store) swap(ctx context.Context, name string, r record, n int64, now time.Time) (sequence.Block, error) {
+	b, pos, usage, err := r.info.Spec.ReserveAt(name, r.info.Position, r.info.DayUsage, now, n)
 	if err != nil {
 		return sequence.Block{}, err
 	}
-	update := "SET #last = :nl, #called = :t, #lastres = :now ADD #resv :one, #nres :cnt"
+	set := "SET #last = :nl, #called = :t, #lastres = :now"
+	values := map[string]types.AttributeValue{}
+	if r.info.Spec.DailyLimit > 0 {
+		set += ", #uday = :uday, #uused = :uused"
+		values[":uday"], values[":uused"] = num(int64(usage.Day)), num(usage.Used)
+	}
+	update := set + " ADD #resv :one, #nres :cnt"
 	cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v AND #last = :ol AND #called = :oc AND #resv = :r"
 	// UPDATED_NEW only for symmetry with the fast path (and tests that
 	// watch the wire): the block is known already.
-	out, err := s.updateItem(ctx, s.key(name), update, cond, map[string]types.AttributeValue{
+	maps.Copy(values, map[string]types.AttributeValue{
 		":nl":  num(pos.Last),
 		":t":   boolean(true),
-		":now": num(time.Now().UnixMilli()),
+		":now": num(now.UnixMilli()),
 		":one": num(1),
 		":cnt": num(b.Count),
 		":g":   str(r.gen),
@@ -342,7 +404,8 @@ func (s *Store) swap(ctx context.Context, name string, r record, n int64) (seque
 		":ol":  num(r.info.Position.Last),
 		":oc":  boolean(r.info.Position.Called),
 		":r":   &types.AttributeValueMemberN{Value: r.resv},
-	}, types.ReturnValueUpdatedNew)
+	})
+	out, err := s.updateItem(ctx, s.key(name), update, cond, values, types.ReturnValueUpdatedNew)
 	if err != nil {
 		return sequence.Block{}, err
 	}
@@ -350,7 +413,7 @@ func (s *Store) swap(ctx context.Context, name string, r record, n int64) (seque
 		return sequence.Block{}, fmt.Errorf("%w %q: position after compare-and-set", errMalformed, name)
 	}
 	e := entryOf(r)
-	e.last, e.called = pos.Last, true
+	e.last, e.called, e.usage = pos.Last, true, usage
 	s.reserved(name, e, out.Attributes)
 	return b, nil
 }

@@ -20,7 +20,9 @@
 // checked by the same contract tests: every operation runs under one mutex, and
 // all sequence arithmetic is the sequence model's ([sequence.Spec.Reserve],
 // [sequence.Clauses.Alter], [sequence.Spec.SetVal], [sequence.Spec.Release]).
-// [Store.Reserve] does not allocate.
+// [Store.Reserve] does not allocate. A daily limit
+// (sequence.Spec.DailyLimit) is counted under the same mutex, by the
+// store's clock ([Options.Now]).
 //
 // # Caveats
 //

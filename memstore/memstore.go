@@ -15,8 +15,18 @@ import (
 // Store is a sequence store ([sequence.Store]) held in memory, safe for concurrent use. The zero
 // value is not usable; call [New] or [Open].
 type Store struct {
+	now func() time.Time // written once by New: the store's clock
+
 	mu   sync.Mutex                // guards seqs and the Infos it points to
 	seqs map[string]*sequence.Info // Spec.Defaults is the store's own copy, never a caller's
+}
+
+// Options configure a Store made by [New]. The zero value is usable.
+type Options struct {
+	// Now is the store's clock: it stamps Info.LastReserved and decides
+	// which UTC day a reservation counts in under a daily limit
+	// (sequence.Spec.DailyLimit). Default time.Now; tests set a fake one.
+	Now func() time.Time
 }
 
 var (
@@ -25,8 +35,15 @@ var (
 )
 
 // New returns an empty store of its own, shared with nobody.
-func New() *Store {
-	return &Store{seqs: make(map[string]*sequence.Info)}
+func New(optFns ...func(*Options)) *Store {
+	var o Options
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Store{now: o.Now, seqs: make(map[string]*sequence.Info)}
 }
 
 // Scheme is the URL scheme of in-process stores.
@@ -63,21 +80,23 @@ func Open(rawurl string) (*Store, error) {
 }
 
 // Reserve implements [sequence.Reserver]: the block is computed by
-// [sequence.Spec.Reserve] and the position moved under one lock.
+// [sequence.Spec.ReserveAt] (the daily limit, if any, at the store's clock)
+// and the position and the day's usage moved under one lock.
 func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
 	info, err := s.lock(ctx, name)
 	if err != nil {
 		return sequence.Block{}, err
 	}
 	defer s.mu.Unlock()
-	b, pos, err := info.Spec.Reserve(name, info.Position, n)
+	now := s.now().Round(0)
+	b, pos, usage, err := info.Spec.ReserveAt(name, info.Position, info.DayUsage, now, n)
 	if err != nil {
 		return sequence.Block{}, err
 	}
-	info.Position = pos
+	info.Position, info.DayUsage = pos, usage
 	info.Reservations++
 	info.ValuesReserved += b.Count
-	info.LastReserved = time.Now().Round(0)
+	info.LastReserved = now
 	return b, nil
 }
 

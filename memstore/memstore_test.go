@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/seqshim/seqshim/internal/storetest"
 	"github.com/seqshim/seqshim/sequence"
@@ -158,4 +159,16 @@ func TestDefaultsNotShared(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestContractBudget runs the daily-limit contract on one store with a fake
+// clock, shared by every handle as one process's store is.
+func TestContractBudget(t *testing.T) {
+	var st *Store
+	storetest.RunBudget(t, func(t *testing.T, now func() time.Time) sequence.Store {
+		if st == nil {
+			st = New(func(o *Options) { o.Now = now })
+		}
+		return st
+	})
 }

@@ -21,6 +21,12 @@
 // [Spec.SetVal] are its counterparts for handing a block's tail back and for
 // setval. Stores call them; they do not re-implement them.
 //
+// A sequence may have a daily limit ([Spec.DailyLimit], an operator's budget,
+// not SQL): [Spec.ReserveAt] is Reserve under it, counting the values handed
+// out per UTC [Day] in a [Usage] the store keeps with the sequence,
+// truncating the block that reaches the limit and refusing the next with
+// [DailyLimitError] (SQLSTATE 54000) until midnight UTC.
+//
 // # Stores
 //
 // A store keeps one position per sequence and implements [Reserver] (blocks),
@@ -33,8 +39,8 @@
 //
 // Errors PostgreSQL would raise are [*Error] values carrying its SQLSTATE and
 // its exact message text; each wraps one sentinel kind ([ErrNotFound],
-// [ErrExists], [ErrLimit], [ErrInvalid], [ErrNotDefined], [ErrConflict]) for
-// errors.Is. A store whose configuration is wrong (no table, no credentials,
+// [ErrExists], [ErrLimit], [ErrDailyLimit], [ErrInvalid], [ErrNotDefined],
+// [ErrConflict]) for errors.Is. A store whose configuration is wrong (no table, no credentials,
 // a file that cannot be opened) returns an error wrapping [ErrMisconfigured]
 // (see [Misconfigured]) whose message names the store and the fix.
 // [IsTransient] separates answers that may go away by themselves from

@@ -27,6 +27,9 @@ var (
 	// permissions); retrying will not help, a change of configuration will.
 	// Stores mark such errors with [Misconfigured]; they are not *Error values.
 	ErrMisconfigured = errors.New("store misconfigured")
+	// ErrDailyLimit: the sequence handed out every value its daily limit
+	// allows this UTC day (SQLSTATE 54000); the limit resets at midnight UTC.
+	ErrDailyLimit = errors.New("sequence daily limit reached")
 )
 
 // SQLSTATE codes of sequence errors, PostgreSQL's own.
@@ -41,6 +44,7 @@ const (
 	CodeObjectNotInState      = "55000"
 	CodeFeatureNotSupported   = "0A000"
 	CodeSerializationFailure  = "40001"
+	CodeProgramLimitExceeded  = "54000"
 )
 
 // Error is a sequence error as PostgreSQL reports it: a SQLSTATE and the
@@ -85,6 +89,20 @@ func LimitError(name string, spec Spec) *Error {
 	return newError(ErrLimit, CodeLimitExceeded, `nextval: reached minimum value of sequence "%s" (%d)`, RelName(name), spec.Min)
 }
 
+// DailyLimitError is the error of a reservation refused because sequence
+// name handed out the limit values its daily limit allows on day (UTC): SQLSTATE
+// 54000 (program_limit_exceeded), wrapping [ErrDailyLimit], with a message
+// naming the sequence, the limit and when it resets, and a hint on how to
+// change it.
+func DailyLimitError(name string, limit int64, day Day) *Error {
+	e := newError(ErrDailyLimit, CodeProgramLimitExceeded,
+		`nextval: sequence "%s" reached its daily limit of %d values; the limit resets at %s`,
+		RelName(name), limit, (day + 1).Start().Format("2006-01-02 15:04:05 UTC"))
+	e.Detail = fmt.Sprintf("%d values of sequence %s were reserved on %s (UTC).", limit, name, day)
+	e.Hint = fmt.Sprintf("Raise the limit with: seqctl alter %s --daily-limit N (or remove it with --no-daily-limit).", name)
+	return e
+}
+
 // CurrvalNotDefinedError is PostgreSQL's error for currval before nextval.
 func CurrvalNotDefinedError(name string) *Error {
 	return newError(ErrNotDefined, CodeObjectNotInState, `currval of sequence "%s" is not yet defined in this session`, RelName(name))
@@ -113,8 +131,9 @@ func (e *misconfigured) Unwrap() []error { return []error{ErrMisconfigured, e.er
 
 // IsTransient reports whether err may go away by itself (a timeout, a
 // throttled or unreachable store, a lost compare-and-set race), as opposed to
-// a definitive answer such as ErrNotFound or ErrLimit, or a configuration
-// error ([ErrMisconfigured]), which waiting does not fix either.
+// a definitive answer such as ErrNotFound, ErrLimit or ErrDailyLimit (which
+// lasts until midnight UTC: retrying sooner cannot succeed), or a
+// configuration error ([ErrMisconfigured]), which waiting does not fix either.
 func IsTransient(err error) bool {
 	if errors.Is(err, ErrMisconfigured) {
 		return false

@@ -74,6 +74,11 @@ type Spec struct {
 	// (serial, identity, DEFAULT nextval), in (table, column) order; nil for
 	// none. Stores keep them as [EncodeDefaults] writes them.
 	Defaults []ColumnDefault
+	// DailyLimit is the most values the sequence hands out in one UTC day,
+	// over every process; 0 for no limit. Not SQL: an operator's budget
+	// (seqctl alter --daily-limit), enforced by the store at each
+	// reservation (see [Spec.ReserveAt]).
+	DailyLimit int64
 }
 
 // DefaultSpec is CREATE SEQUENCE with no options: bigint, 1, 2, 3, ...
@@ -110,7 +115,14 @@ func (s Spec) Validate() error {
 	if s.Cache <= 0 {
 		return invalidf("CACHE (%d) must be greater than zero", s.Cache)
 	}
+	if s.DailyLimit < 0 {
+		return dailyLimitInvalid(s.DailyLimit)
+	}
 	return nil
+}
+
+func dailyLimitInvalid(v int64) *Error {
+	return invalidf("daily limit (%d) must not be negative (0 removes it)", v)
 }
 
 func invalidf(format string, args ...any) *Error {
@@ -148,6 +160,9 @@ type Clauses struct {
 	// them. Not SQL: the front end sets it for the column DDL it serves,
 	// seqctl for --default.
 	Defaults *[]ColumnDefault
+	// DailyLimit replaces Spec.DailyLimit (0: no limit); nil keeps it. Not
+	// SQL: seqctl sets it for --daily-limit.
+	DailyLimit *int64
 }
 
 // Int64 returns a pointer to v, for filling in Clauses.
@@ -285,6 +300,15 @@ func (c Clauses) apply(s Spec, pos Position, isInit bool) (Spec, Position, error
 	} else if isInit {
 		s.Defaults = nil
 	}
+
+	if c.DailyLimit != nil {
+		if *c.DailyLimit < 0 {
+			return s, pos, dailyLimitInvalid(*c.DailyLimit)
+		}
+		s.DailyLimit = *c.DailyLimit
+	} else if isInit {
+		s.DailyLimit = 0
+	}
 	return s, pos, nil
 }
 
@@ -309,9 +333,9 @@ func (s Spec) String() string {
 }
 
 // Equal reports whether s and o are the same definition, column defaults
-// included.
+// and daily limit included.
 func (s Spec) Equal(o Spec) bool {
 	return s.Type == o.Type && s.Increment == o.Increment && s.Min == o.Min && s.Max == o.Max &&
 		s.Start == o.Start && s.Cache == o.Cache && s.Cycle == o.Cycle && s.OwnedBy == o.OwnedBy &&
-		slices.Equal(s.Defaults, o.Defaults)
+		slices.Equal(s.Defaults, o.Defaults) && s.DailyLimit == o.DailyLimit
 }

@@ -13,9 +13,19 @@ import (
 // other, ever receives. The block is computed by [Spec.Reserve] from the
 // stored spec and position, and comes only from a store response received by
 // this caller: a timed-out or ambiguous request is a gap, never a guess.
-// Errors are *Error for definitive answers (ErrNotFound, ErrLimit), errors
-// wrapping ErrMisconfigured for a store that cannot work as configured, and
-// anything else for transient ones (see [IsTransient]).
+// Errors are *Error for definitive answers (ErrNotFound, ErrLimit,
+// ErrDailyLimit), errors wrapping ErrMisconfigured for a store that cannot
+// work as configured, and anything else for transient ones (see
+// [IsTransient]).
+//
+// A sequence with a daily limit ([Spec.DailyLimit]) has its block computed
+// by [Spec.ReserveAt] instead, at the store's clock, from the usage stored
+// with it ([Info.DayUsage]); the new usage is written atomically with the new
+// position (under the same lock, in the same transaction or conditional
+// write), so that however many processes reserve at once, the values handed
+// out in one UTC day never exceed the limit. A reservation that would cross
+// it gets the values left (a shorter block); one made when none are left is
+// refused with [DailyLimitError] and changes nothing.
 type Reserver interface {
 	Reserve(ctx context.Context, name string, n int64) (Block, error)
 }
@@ -60,7 +70,9 @@ type Admin interface {
 	// fails with ErrExists (wrapped in *Error) if the name is taken.
 	Create(ctx context.Context, name string, spec Spec, pos Position) error
 	// Alter applies ALTER SEQUENCE clauses atomically against concurrent
-	// reservations and returns the result.
+	// reservations and returns the result. Clauses.DailyLimit sets or
+	// removes the daily limit; the day's usage (Info.DayUsage) is kept, so
+	// lowering a limit below what the day used stops reservations at once.
 	Alter(ctx context.Context, name string, c Clauses) (Info, error)
 	// Rename gives the sequence a new name, keeping spec and position
 	// (ALTER SEQUENCE ... RENAME TO). ErrNotFound, or ErrExists for newName.
@@ -68,7 +80,8 @@ type Admin interface {
 	Rename(ctx context.Context, name, newName string) error
 	// Drop deletes the sequence; ErrNotFound if it does not exist.
 	Drop(ctx context.Context, name string) error
-	// Describe returns the sequence's spec, position and counters.
+	// Describe returns the sequence's spec, position and counters (the
+	// daily usage among them).
 	Describe(ctx context.Context, name string) (Info, error)
 	// List returns every sequence, ordered by name.
 	List(ctx context.Context) ([]Info, error)
@@ -95,4 +108,9 @@ type Info struct {
 	Reservations   int64     // blocks handed out
 	ValuesReserved int64     // values in those blocks
 	LastReserved   time.Time // zero if never
+
+	// DayUsage is what the sequence reserved in one UTC day, counted by
+	// Reserve while Spec.DailyLimit is set (see [Spec.ReserveAt]): its Used
+	// is today's count only if its Day is today.
+	DayUsage Usage
 }

@@ -19,7 +19,7 @@
 // or [New] wraps a *sql.DB the program already has. The table (default
 // [DefaultTable], or [Options.Table], or the URL parameter table=) is created
 // on first use with CREATE TABLE IF NOT EXISTS: one row per sequence, holding
-// its name, spec (with OWNED BY and the column defaults), position (last
+// its name, spec (with OWNED BY, the column defaults and the daily limit), position (last
 // value, is_called), version and burn-rate counters. A table made by an
 // earlier version gets the columns it lacks (ALTER TABLE ... ADD COLUMN) the
 // first time a Store uses it; its rows are kept.
@@ -36,6 +36,12 @@
 // WAL mode with synchronous=FULL (a committed reservation survives a power
 // loss) and a 30 s busy timeout; within one process, writers queue on a
 // channel rather than in SQLite's busy handler.
+//
+// A daily limit
+// (sequence.Spec.DailyLimit) is counted in the same transaction: the day's
+// count (columns usage_day, day_used) is read and written with the
+// position, so the processes sharing the table never hand out more than the
+// limit in one UTC day (by [Options.Now], each process's clock).
 //
 // A reservation whose commit fails or times out returns an error and no
 // block: the values it may have taken are a gap, never handed out.

@@ -42,6 +42,18 @@ var oldTables = []struct {
 		row:     `INSERT INTO $T VALUES ('old', 'bigint', 1, 1, 9223372036854775807, 1, 1, 0, 5, 1, 1, 0, 0, 0, 'db/1/2/3')`,
 		ownedBy: "db/1/2/3",
 	},
+	{
+		name: "before daily limits",
+		create: `CREATE TABLE $T (
+	name TEXT NOT NULL PRIMARY KEY, seq_type TEXT NOT NULL, increment_by BIGINT NOT NULL,
+	min_value BIGINT NOT NULL, max_value BIGINT NOT NULL, start_value BIGINT NOT NULL,
+	cache_size BIGINT NOT NULL, is_cycle BIGINT NOT NULL, last_value BIGINT NOT NULL,
+	is_called BIGINT NOT NULL, version BIGINT NOT NULL, reservations BIGINT NOT NULL,
+	values_reserved BIGINT NOT NULL, last_reserved BIGINT NOT NULL,
+	owned_by TEXT NOT NULL DEFAULT '', defaults TEXT NOT NULL DEFAULT '')`,
+		row:     `INSERT INTO $T VALUES ('old', 'bigint', 1, 1, 9223372036854775807, 1, 1, 0, 5, 1, 1, 0, 0, 0, 'db/1/2/3', '')`,
+		ownedBy: "db/1/2/3",
+	},
 }
 
 // TestMigrate opens a store on a table made by an earlier version: the
@@ -80,16 +92,23 @@ func TestMigrate(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Describe of a row made %s: %v", old.name, err)
 				}
-				if info.Position.Last != 5 || info.Spec.OwnedBy != old.ownedBy || info.Spec.Defaults != nil {
+				if info.Position.Last != 5 || info.Spec.OwnedBy != old.ownedBy || info.Spec.Defaults != nil || info.Spec.DailyLimit != 0 {
 					t.Errorf("old row: %+v", info)
 				}
 				spec, pos, _ := sequence.Clauses{Defaults: &defaults}.Create()
 				spec.OwnedBy = "db/1/2/4"
+				spec.DailyLimit = 42
 				if err := st.Create(ctx, "new", spec, pos); err != nil {
 					t.Fatal(err)
 				}
 				if info, err := st.Describe(ctx, "new"); err != nil || !info.Spec.Equal(spec) {
-					t.Errorf("Describe(new) = %+v, %v; want OwnedBy and Defaults kept", info.Spec, err)
+					t.Errorf("Describe(new) = %+v, %v; want OwnedBy, Defaults and DailyLimit kept", info.Spec, err)
+				}
+				if b, err := st.Reserve(ctx, "old", 100); err != nil || b.First != 6 {
+					t.Errorf("Reserve(old) = %+v, %v", b, err)
+				}
+				if info, err := st.Alter(ctx, "old", sequence.Clauses{DailyLimit: sequence.Int64(7)}); err != nil || info.Spec.DailyLimit != 7 {
+					t.Errorf("Alter(old, daily limit) = %+v, %v", info.Spec, err)
 				}
 				if info, err := st.Alter(ctx, "old", sequence.Clauses{Defaults: &defaults}); err != nil ||
 					!slices.Equal(info.Spec.Defaults, defaults) || info.Spec.OwnedBy != old.ownedBy {

@@ -33,6 +33,10 @@ type Options struct {
 	// (letters, digits and underscores; unquoted, so PostgreSQL folds it to
 	// lower case). Default DefaultTable. It is created on first use.
 	Table string
+	// Now is the store's clock: it stamps Info.LastReserved and decides
+	// which UTC day a reservation counts in under a daily limit
+	// (sequence.Spec.DailyLimit). Default time.Now; tests set a fake one.
+	Now func() time.Time
 }
 
 // Store is the store contract ([sequence.Store]) on a table of a SQL database. It is
@@ -43,6 +47,7 @@ type Store struct {
 	table   string
 	ownDB   bool
 	q       queries
+	now     func() time.Time // the clock, see Options.Now
 
 	// Written once before the Store is returned; they make error messages.
 	where   string                     // the database, for messages: "SQLite file /var/lib/seq.db"
@@ -84,7 +89,10 @@ func New(db *sql.DB, dialect Dialect, optFns ...func(*Options)) (*Store, error) 
 	if dialect != SQLite && dialect != Postgres {
 		return nil, fmt.Errorf("sqlstore: unknown dialect %q (want %q or %q)", dialect, SQLite, Postgres)
 	}
-	s := &Store{db: db, dialect: dialect, table: o.Table, q: makeQueries(dialect, o.Table)}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Store{db: db, dialect: dialect, table: o.Table, q: makeQueries(dialect, o.Table), now: o.Now}
 	if dialect == SQLite {
 		s.writeSem = make(chan struct{}, 1)
 		s.where, s.explain = "SQLite database", explainSQLite
@@ -123,7 +131,8 @@ type queries struct {
 type addedColumn struct{ name, add string }
 
 const columns = `name, seq_type, increment_by, min_value, max_value, start_value, cache_size, is_cycle,
-	last_value, is_called, version, reservations, values_reserved, last_reserved, owned_by, defaults`
+	last_value, is_called, version, reservations, values_reserved, last_reserved, owned_by, defaults,
+	daily_limit, usage_day, day_used`
 
 func makeQueries(d Dialect, table string) queries {
 	// Every column is a 64-bit integer but the name and type, so one DDL
@@ -145,18 +154,24 @@ func makeQueries(d Dialect, table string) queries {
 	values_reserved BIGINT NOT NULL,
 	last_reserved BIGINT NOT NULL,
 	owned_by TEXT NOT NULL DEFAULT '',
-	defaults TEXT NOT NULL DEFAULT ''
+	defaults TEXT NOT NULL DEFAULT '',
+	daily_limit BIGINT NOT NULL DEFAULT 0,
+	usage_day BIGINT NOT NULL DEFAULT 0,
+	day_used BIGINT NOT NULL DEFAULT 0
 )`,
 		added: []addedColumn{
 			{"owned_by", `ALTER TABLE ` + table + ` ADD COLUMN owned_by TEXT NOT NULL DEFAULT ''`},
 			{"defaults", `ALTER TABLE ` + table + ` ADD COLUMN defaults TEXT NOT NULL DEFAULT ''`},
+			{"daily_limit", `ALTER TABLE ` + table + ` ADD COLUMN daily_limit BIGINT NOT NULL DEFAULT 0`},
+			{"usage_day", `ALTER TABLE ` + table + ` ADD COLUMN usage_day BIGINT NOT NULL DEFAULT 0`},
+			{"day_used", `ALTER TABLE ` + table + ` ADD COLUMN day_used BIGINT NOT NULL DEFAULT 0`},
 		},
 		sel:    `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
 		list:   `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
-		insert: `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		insert: `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
 		update: `UPDATE ` + table + ` SET seq_type = ?, increment_by = ?, min_value = ?, max_value = ?, start_value = ?,
 	cache_size = ?, is_cycle = ?, last_value = ?, is_called = ?, version = ?, reservations = ?, values_reserved = ?,
-	last_reserved = ?, owned_by = ?, defaults = ? WHERE name = ?`,
+	last_reserved = ?, owned_by = ?, defaults = ?, daily_limit = ?, usage_day = ?, day_used = ? WHERE name = ?`,
 		rename: `UPDATE ` + table + ` SET name = ? WHERE name = ?`,
 		drop:   `DELETE FROM ` + table + ` WHERE name = ?`,
 	}
@@ -230,7 +245,8 @@ func scanInfo(sc scanner) (sequence.Info, error) {
 	)
 	err := sc.Scan(&info.Name, &typ, &info.Spec.Increment, &info.Spec.Min, &info.Spec.Max, &info.Spec.Start,
 		&info.Spec.Cache, &cycle, &info.Position.Last, &called, &info.Version, &info.Reservations,
-		&info.ValuesReserved, &lastNanos, &info.Spec.OwnedBy, &defaults)
+		&info.ValuesReserved, &lastNanos, &info.Spec.OwnedBy, &defaults,
+		&info.Spec.DailyLimit, &info.DayUsage.Day, &info.DayUsage.Used)
 	if err != nil {
 		return info, err
 	}
@@ -270,7 +286,7 @@ func (s *Store) update(ctx context.Context, tx *sql.Tx, info *sequence.Info) err
 	_, err := tx.ExecContext(ctx, s.q.update, sp.Type.String(), sp.Increment, sp.Min, sp.Max, sp.Start,
 		sp.Cache, b2i(sp.Cycle), info.Position.Last, b2i(info.Position.Called), info.Version,
 		info.Reservations, info.ValuesReserved, nanos(info.LastReserved), sp.OwnedBy,
-		sequence.EncodeDefaults(sp.Defaults), info.Name)
+		sequence.EncodeDefaults(sp.Defaults), sp.DailyLimit, int64(info.DayUsage.Day), info.DayUsage.Used, info.Name)
 	return err
 }
 
@@ -326,20 +342,23 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 // Reserve implements [sequence.Reserver]: the block is computed by
-// [sequence.Spec.Reserve] from the row read and written in one transaction.
-// An error from the commit is a gap: the block is never returned.
+// [sequence.Spec.ReserveAt] (the daily limit, if any, at the store's clock)
+// from the row read, and the position and the day's usage written, in one
+// transaction holding the row's lock. An error from the commit is a gap: the
+// block is never returned.
 func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
 	var b sequence.Block
 	err := s.modify(ctx, name, func(info *sequence.Info) error {
-		blk, pos, err := info.Spec.Reserve(name, info.Position, n)
+		now := s.now()
+		blk, pos, usage, err := info.Spec.ReserveAt(name, info.Position, info.DayUsage, now, n)
 		if err != nil {
 			return err
 		}
 		b = blk
-		info.Position = pos
+		info.Position, info.DayUsage = pos, usage
 		info.Reservations++
 		info.ValuesReserved += blk.Count
-		info.LastReserved = time.Now()
+		info.LastReserved = now
 		return nil
 	})
 	if err != nil {
@@ -374,7 +393,7 @@ func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos
 	return s.wrap("create", name, s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q.insert, name, spec.Type.String(), spec.Increment, spec.Min, spec.Max,
 			spec.Start, spec.Cache, b2i(spec.Cycle), pos.Last, b2i(pos.Called), 1, 0, 0, 0, spec.OwnedBy,
-			sequence.EncodeDefaults(spec.Defaults))
+			sequence.EncodeDefaults(spec.Defaults), spec.DailyLimit, 0, 0)
 		if err != nil {
 			return err
 		}

@@ -43,6 +43,32 @@ func TestContractSQLite(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) sequence.Store { return openT(t, url) })
 }
 
+// TestContractBudgetSQLite runs the daily-limit contract on one SQLite file:
+// each handle is a Store of its own (its own *sql.DB), as separate processes
+// would have.
+func TestContractBudgetSQLite(t *testing.T) {
+	url := "sqlite:" + filepath.Join(t.TempDir(), "seq.db")
+	storetest.RunBudget(t, func(t *testing.T, now func() time.Time) sequence.Store {
+		return openT(t, url, func(o *sqlstore.Options) { o.Now = now })
+	})
+}
+
+// TestContractBudgetPostgres runs the daily-limit contract on a table of its
+// own in the test PostgreSQL, each handle a Store with its own pool.
+func TestContractBudgetPostgres(t *testing.T) {
+	pg := testenv.PG(t)
+	table := "seqshim_test_" + randomSuffix(t)
+	admin := openT(t, pg, func(o *sqlstore.Options) { o.Table = table })
+	t.Cleanup(func() {
+		if _, err := admin.DB().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+table); err != nil {
+			t.Error(err)
+		}
+	})
+	storetest.RunBudget(t, func(t *testing.T, now func() time.Time) sequence.Store {
+		return openT(t, pg, func(o *sqlstore.Options) { o.Table, o.Now = table, now })
+	})
+}
+
 func randomSuffix(t testing.TB) string {
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
