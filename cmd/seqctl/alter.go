@@ -25,11 +25,23 @@ not have it); --no-defaults removes them all, and with --default replaces
 them. --default and --no-default read the counter's column defaults and write
 the whole list back: run one such change of a counter at a time.
 
+--daily-limit N is a daily budget: the store hands out at most N values of
+the counter per UTC day, over every process, counted atomically with each
+reservation. A block that would cross the limit is cut short to the values
+left, so the day's budget is used to the last value; after that every
+reservation is refused with SQLSTATE 54000 (the application's nextval fails,
+naming the counter, the limit and when it resets) until midnight UTC.
+--daily-limit 0 or --no-daily-limit removes it. Values are counted only
+while a limit is set; changing the limit keeps the day's count, so lowering
+it below what the day used stops reservations at once. Values already in a
+process's cache are still served.
+
 examples:
   seqctl alter orders_seq --maxvalue 1000000000
   seqctl alter orders_seq --restart=5000
   seqctl alter orders_seq --rename-to order_no
-  seqctl alter orders_seq --default orders.id:by-default --no-default old_orders.id`
+  seqctl alter orders_seq --default orders.id:by-default --no-default old_orders.id
+  seqctl alter orders_seq --daily-limit 5000000`
 
 func (a *app) cmdAlter(ctx context.Context, args []string) error {
 	fs := a.flagSet("alter", "NAME [flags]", alterDoc)
@@ -84,8 +96,8 @@ func (a *app) cmdAlter(ctx context.Context, args []string) error {
 	if a.output == "json" {
 		return writeJSON(a.stdout, toJSON(info))
 	}
-	_, err = fmt.Fprintf(a.stdout, "altered %s: %s; next value %s%s\n", name, info.Spec, fmtNext(info),
-		fmtDefaultsSuffix(info.Spec.Defaults, !edit.empty()))
+	_, err = fmt.Fprintf(a.stdout, "altered %s: %s; next value %s%s%s\n", name, info.Spec, fmtNext(info),
+		fmtDefaultsSuffix(info.Spec.Defaults, !edit.empty()), fmtDailyLimitSuffix(info.Spec, c.DailyLimit != nil))
 	return err
 }
 

@@ -25,11 +25,15 @@ AS IDENTITY). Repeat it for several columns. The store keeps them with the
 counter. A column draws its default from one counter only: a column another
 counter has is refused.
 
+--daily-limit N gives the counter a daily budget: the store hands out at most
+N values per UTC day, over every process (see 'seqctl alter --help').
+
 examples:
   seqctl create orders_seq
   seqctl create app.invoice_no --start 1000 --increment 10
   seqctl create ticket --as integer --cycle --maxvalue 9999
-  seqctl create orders_id_seq --default orders.id:always`
+  seqctl create orders_id_seq --default orders.id:always
+  seqctl create invoice_no --daily-limit 100000`
 
 // specFlags are the CREATE/ALTER SEQUENCE options as flags.
 type specFlags struct {
@@ -41,6 +45,8 @@ type specFlags struct {
 	restart                 restartFlag
 	defaults, noDefault     columnFlag // --default, --no-default
 	noDefaults              bool       // --no-defaults
+	dailyLimit              int64      // --daily-limit
+	noDailyLimit            bool       // --no-daily-limit
 }
 
 // restartFlag is --restart (go back to START) or --restart=N.
@@ -92,6 +98,7 @@ func (f *specFlags) register(fs *flag.FlagSet, alter bool) {
 		fs.Var(&f.restart, "restart", "RESTART: the next value is START (--restart) or `N` (--restart=N)")
 	}
 	f.registerDefaults(fs, alter)
+	f.registerDailyLimit(fs, alter)
 }
 
 // clauses turns the flags that were given into CREATE/ALTER options; flags
@@ -137,7 +144,7 @@ func (f *specFlags) clauses(fs *flag.FlagSet) (sequence.Clauses, error) {
 	}
 	c.Restart = f.restart.on
 	c.RestartAt = f.restart.at
-	return c, nil
+	return c, f.dailyLimitClause(set, &c)
 }
 
 func (a *app) cmdCreate(ctx context.Context, args []string) error {
@@ -198,6 +205,7 @@ func (a *app) cmdCreate(ctx context.Context, args []string) error {
 	if existed {
 		verb = "exists already, left as it is:"
 	}
-	_, err = fmt.Fprintf(a.stdout, "%s %s: %s; next value %s%s\n", verb, name, info.Spec, fmtNext(info), fmtDefaultsSuffix(info.Spec.Defaults, false))
+	_, err = fmt.Fprintf(a.stdout, "%s %s: %s; next value %s%s%s\n", verb, name, info.Spec, fmtNext(info),
+		fmtDefaultsSuffix(info.Spec.Defaults, false), fmtDailyLimitSuffix(info.Spec, false))
 	return err
 }

@@ -34,6 +34,11 @@ type counterJSON struct {
 	// ColumnDefaults are the columns whose default draws from the counter
 	// ([] for none).
 	ColumnDefaults []columnDefaultJSON `json:"column_defaults"`
+	// DailyLimit is the most values handed out per UTC day (null: none);
+	// DailyUsage the values counted on the last day a reservation was made
+	// under it (null: none yet).
+	DailyLimit *int64     `json:"daily_limit"`
+	DailyUsage *usageJSON `json:"daily_usage"`
 }
 
 func toJSON(info sequence.Info) counterJSON {
@@ -61,6 +66,7 @@ func toJSON(info sequence.Info) counterJSON {
 		t := info.LastReserved.UTC()
 		c.LastReserved = &t
 	}
+	c.DailyLimit, c.DailyUsage = dailyJSON(info)
 	return c
 }
 
@@ -123,6 +129,7 @@ func writeCounter(tw *tabwriter.Writer, info sequence.Info, now time.Time) {
 	fmt.Fprintf(tw, "reservations:\t%d\n", info.Reservations)
 	fmt.Fprintf(tw, "values reserved:\t%d\n", info.ValuesReserved)
 	fmt.Fprintf(tw, "last reservation:\t%s\n", fmtLastReserved(info.LastReserved, now))
+	fmt.Fprintf(tw, "daily limit:\t%s\n", fmtDailyLimit(info, now))
 }
 
 func limitName(s sequence.Spec) string {

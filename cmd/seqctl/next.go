@@ -13,7 +13,8 @@ Takes N values from a counter, as N calls of nextval('NAME') would, and prints
 them one a line. The values are reserved from the store directly (in as few
 blocks as the limit allows), so the counter moves by exactly N values and
 none is left in a cache. Fails with exit code 5 at MAXVALUE (MINVALUE when
-descending) without CYCLE, after printing the values it got.`
+descending) without CYCLE, or at the counter's daily limit, after printing
+the values it got.`
 
 // maxNext bounds -n so that a typo cannot print for hours.
 const maxNext = 10_000_000

@@ -55,7 +55,7 @@ func code(err error) int {
 		return exitNotFound
 	case errors.Is(err, sequence.ErrExists):
 		return exitExists
-	case errors.Is(err, sequence.ErrLimit):
+	case errors.Is(err, sequence.ErrLimit), errors.Is(err, sequence.ErrDailyLimit):
 		return exitLimit
 	}
 	return exitFailed
@@ -271,7 +271,8 @@ exit codes:
      (one PostgreSQL would reject too), no store given
   3  a named counter does not exist
   4  a counter of that name exists already (create, import)
-  5  a counter reached its MAXVALUE (MINVALUE when descending) without CYCLE (next)
+  5  a counter reached its MAXVALUE (MINVALUE when descending) without CYCLE,
+     or its daily limit (next)
 
 Run 'seqctl COMMAND --help' for a command's flags.
 `)

@@ -7,7 +7,8 @@ import (
 )
 
 const showDoc = `
-Shows one counter: its spec, the table columns whose default draws from it
+Shows one counter: its spec, its daily limit (and how much of it the current
+UTC day used), the table columns whose default draws from it
 (one a line, with the kind: default, always or by-default), its position
 (last value, next value), the values left before its limit, the reservation
 counters, and the burn rate with the time until MAXVALUE (MINVALUE when

@@ -40,6 +40,17 @@
 // distinct, increasing per caller, none handed out again after the caches
 // close and release their tails). Run the tests under -race.
 //
+// Daily limits ([sequence.Spec.DailyLimit]) have a runner of their own,
+// [RunBudget], since the store must take a fake clock ([Clock]): the block
+// that reaches the limit is truncated, the next refused with 54000 and
+// changing nothing, the count restarts at midnight UTC (checked one
+// millisecond before and at midnight), Alter sets, raises, lowers and
+// removes the limit keeping the day's count, SetVal and Rename keep both, 8
+// handles of the store (separate connections or clients, as 8 processes
+// would have) race 4 goroutines each at the limit for three days and get
+// exactly the limit each day, and a [seqcache.Cache] ends Next with the
+// limit's error at once rather than waiting as for a transient failure.
+//
 // [Faulty] wraps a store to inject failures, for tests of callers (caches,
 // drivers) that must survive a failing store.
 package storetest
