@@ -24,6 +24,7 @@ const (
 	exitNotFound = 3
 	exitExists   = 4
 	exitLimit    = 5
+	// exitCheck (6, check.go): check found a counter failing a threshold.
 )
 
 // envStore names the environment variable giving the default store URL, the
@@ -45,10 +46,15 @@ func usagef(format string, args ...any) error {
 
 // code maps the error run returned to the process exit code.
 func code(err error) int {
-	var ue *usageError
+	var (
+		ue *usageError
+		cf *checkFailed
+	)
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &cf):
+		return exitCheck
 	case errors.As(err, &ue), errors.Is(err, sequence.ErrInvalid):
 		return exitUsage
 	case errors.Is(err, sequence.ErrNotFound):
@@ -81,6 +87,7 @@ var commands = []command{
 	{"import", "create counters from the sequences of a live PostgreSQL, past their values", (*app).cmdImport},
 	{"fence", "bound the native PostgreSQL sequences below the store's range", (*app).cmdFence},
 	{"watch", "live view of rates, burn per day and time to exhaustion", (*app).cmdWatch},
+	{"check", "check runway, burn per day and staleness against thresholds (exit 6 if any fails)", (*app).cmdCheck},
 	{"policy", "print the least-privilege IAM policy for a DynamoDB store", (*app).cmdPolicy},
 	{"version", "print seqctl's version and the VCS revision it was built from", (*app).cmdVersion},
 }
@@ -273,6 +280,7 @@ exit codes:
   4  a counter of that name exists already (create, import)
   5  a counter reached its MAXVALUE (MINVALUE when descending) without CYCLE,
      or its daily limit (next)
+  6  a counter fails a threshold of check (--min-runway, --max-burn-per-day, --stale)
 
 Run 'seqctl COMMAND --help' for a command's flags.
 `)

@@ -36,7 +36,7 @@ func TestMainHelp(t *testing.T) {
 				t.Errorf("seqctl %v does not list the store URL form %s", args, f.Syntax)
 			}
 		}
-		for c := exitOK; c <= exitLimit; c++ {
+		for c := exitOK; c <= exitCheck; c++ {
 			if !strings.Contains(r.stdout, fmt.Sprintf("\n  %d  ", c)) {
 				t.Errorf("seqctl %v does not document exit code %d", args, c)
 			}
@@ -129,6 +129,8 @@ func TestCode(t *testing.T) {
 		{fmt.Errorf("x: %w", sequence.LimitError("s", sequence.DefaultSpec())), exitLimit},
 		{&sequence.Error{Kind: sequence.ErrInvalid}, exitUsage},
 		{fmt.Errorf("x: %w", errDeclined), exitFailed},
+		{&checkFailed{failed: 1, total: 2}, exitCheck},
+		{fmt.Errorf("x: %w", sequence.DailyLimitError("s", 10, 0)), exitLimit},
 	}
 	for _, tt := range tests {
 		if got := code(tt.err); got != tt.want {
