@@ -16,9 +16,11 @@
 // rewrites them from PostgreSQL (never from seqshim).
 //
 // TestConformance runs every scenario on the targets native (pgx), memory,
-// sqlite, postgres (sqlstore) and dynamodb (dynalite), each time on a fresh
-// database (CREATE DATABASE per scenario and target) and a fresh store, so
-// names such as public.s work unchanged. It needs SEQSHIM_TEST_PG and
+// sqlite, postgres (sqlstore), shadow (seqshim.mode=shadow with a memory:
+// store: the database answers, so the transcript must be native's exactly)
+// and dynamodb (dynalite), each time on a fresh database (CREATE DATABASE
+// per scenario and target) and a fresh store, so names such as public.s
+// work unchanged. It needs SEQSHIM_TEST_PG and
 // SEQSHIM_TEST_DYNAMODB (see scripts/test) and ends with the line
 //
 //	conformance: N passed, M failed

@@ -14,9 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/seqshim/seqshim/driver"
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/sequence"
 	"github.com/seqshim/seqshim/sqlstore"
 )
@@ -195,3 +198,32 @@ func (nopConn) Prepare(string) (sqldriver.Stmt, error) {
 }
 func (nopConn) Close() error                 { return nil }
 func (nopConn) Begin() (sqldriver.Tx, error) { return nil, errors.New("nopConn: no database") }
+
+// TestDailyLimitPgError checks what a pgx application sees at the daily
+// limit: the values up to it, then PostgreSQL's error type with SQLSTATE
+// 54000, the message naming the sequence, the limit and when it resets, and
+// the hint; at once, not after the refill wait.
+func TestDailyLimitPgError(t *testing.T) {
+	st := memstore.New(func(o *memstore.Options) { o.Now = func() time.Time { return budgetDay } })
+	spec, pos, _ := sequence.Clauses{DailyLimit: sequence.Int64(3)}.Create()
+	if err := st.Create(t.Context(), "s", spec, pos); err != nil {
+		t.Fatal(err)
+	}
+	db := seqshimDB(t, st, func(o *driver.Options) { o.MaxWait = time.Hour })
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a bound: a transient error would wait MaxWait
+	defer cancel()
+	for want := int64(1); want <= 3; want++ {
+		var v int64
+		if err := db.QueryRowContext(ctx, "SELECT nextval('s')").Scan(&v); err != nil || v != want {
+			t.Fatalf("nextval = %d, %v; want %d", v, err, want)
+		}
+	}
+	err := db.QueryRowContext(ctx, "SELECT nextval('s')").Scan(new(int64))
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "54000" {
+		t.Fatalf("nextval past the daily limit: %v (%T), want a *pgconn.PgError 54000", err, err)
+	}
+	if want := sequence.DailyLimitError("s", 3, sequence.DayOf(budgetDay)); pe.Message != want.Message || pe.Hint != want.Hint {
+		t.Errorf("error %q (hint %q), want %q (hint %q)", pe.Message, pe.Hint, want.Message, want.Hint)
+	}
+}

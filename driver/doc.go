@@ -52,6 +52,8 @@
 //	seqshim.max_block       SEQSHIM_MAX_BLOCK       largest block asked of the store
 //	seqshim.max_wait        SEQSHIM_MAX_WAIT        how long nextval waits for a refill before failing
 //	seqshim.refill_timeout  SEQSHIM_REFILL_TIMEOUT  timeout of one background store call
+//	seqshim.mode            SEQSHIM_MODE            serve (default) or shadow (see Shadow mode)
+//	seqshim.warm            SEQSHIM_WARM            sequences to reserve a first block of at start-up (see Start-up)
 //
 // There is no default store: a connector without one fails its first
 // connection with [ErrNoStore] (sql.Open itself never fails for it).
@@ -93,6 +95,41 @@
 //     when the driver is seqshim's own; a wrapped driver hides it, and Stats
 //     then borrows a connection and unwraps it (with a Raw or Unwrap
 //     method, as otelsql's has), waiting for a free one.
+//
+// # Start-up
+//
+// seqshim.warm (Options.Warm) names sequences, comma-separated
+// ("seqshim.warm=orders_seq,app.invoice_no"; a "quoted name" may hold a
+// comma; unqualified names are in public), whose first block the first
+// connection of a connector reserves into the cache, all at once, waiting at
+// most seqshim.max_wait. A missing sequence, or a store that fails or does not
+// answer, fails that connection (db.Ping shows it) with an error naming the
+// store and the sequence and wrapping the store's (errors.Is
+// sequence.ErrNotFound for a missing one), instead of the first nextval
+// failing later. No value is lost: nextval hands the block out. A failure is
+// not remembered: the next connection warms again.
+//
+// # Shadow mode
+//
+// With seqshim.mode=shadow (Options.Mode [ModeShadow]), every statement goes
+// to the inner connection unchanged and the database's own sequences answer:
+// rows, results, errors, transactions and prepared statements are the inner
+// driver's, as with plain pgx. seqshim counts the nextval calls of each
+// statement that succeeded, with the planner serve mode uses (prepared
+// statements at each execution; SELECT nextval('s') FROM generate_series(1,
+// n) as n), and a background drawer takes as many values from the store,
+// through a cache of its own, from the sequences [ShadowName] names
+// (shadow_orders_seq for orders_seq). The drawer never blocks a statement: a
+// queue too far behind drops draws, counted. A shadow sequence the store does
+// not have is created on first use with the default spec; sequence DDL,
+// setval and search_path resolution stay the database's business (unqualified
+// names count under public). Calls the database evaluates per row (INSERT …
+// SELECT nextval(…) FROM t) cannot be counted and are reported as such.
+// [ShadowOf] (or [Connector.Shadow]) gives the figures: [ShadowStats], with
+// the store's latency, blocks and errors and each shadow sequence's
+// seqcache.Stats. The store never fails a statement in shadow mode: only a
+// missing store ([ErrNoStore]) or a store URL that cannot be opened fails the
+// first connection.
 //
 // # What happens to a statement
 //
@@ -228,6 +265,10 @@
 //   - A column DEFAULT nextval('s') would be evaluated by the database from
 //     its own sequence, not by seqshim: CREATE/ALTER statements with sequence
 //     calls are refused with 0A000; insert the value explicitly instead.
+//   - A counter's daily limit (seqctl alter --daily-limit) reached makes
+//     nextval fail with SQLSTATE 54000, naming the sequence, the limit and
+//     when it resets (midnight UTC), once the values already cached are
+//     served; it is a definite answer, not waited on like a store outage.
 //   - errors.Is(err, sequence.ErrLimit) does not apply to the
 //     *pgconn.PgError: test its Code ("2200H"), as with native PostgreSQL.
 //   - DISCARD is recognised in any statement sent through seqshim (after

@@ -66,7 +66,12 @@ func (d *Driver) Open(dsn string) (driver.Conn, error) {
 		c.(*Connector).Close()
 		return nil, err
 	}
-	dc.(*conn).ownConnector = true
+	switch cn := dc.(type) {
+	case *conn:
+		cn.ownConnector = true
+	case *shadowConn:
+		cn.ownConnector = true
+	}
 	return dc, nil
 }
 
@@ -198,6 +203,17 @@ func (c *Connector) Driver() driver.Driver { return c.drv }
 // the store (or finds the one this process already has open for the same
 // URL); without a store it fails with [ErrNoStore].
 func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
+	if c.opts.Mode == ModeShadow {
+		sh, err := c.acquireShadow(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ic, err := c.inner.Connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return newShadowConn(c, sh, ic), nil
+	}
 	eng, err := c.acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -243,10 +259,33 @@ func (c *Connector) acquire(ctx context.Context) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := warmUp(ctx, seq.cache, c.opts); err != nil {
+		// Not remembered: the next connection tries again.
+		return nil, errors.Join(err, seq.release())
+	}
 	c.seq = seq
 	c.eng = engine.New(engine.Options{Store: seq.store, Cache: seq.cache, Planner: c.planner,
 		DDLToDatabase: c.opts.DDL == DDLBoth, StoreName: storeurl.Redact(c.opts.StoreURL)})
 	return c.eng, nil
+}
+
+// acquireShadow is acquire for shadow mode: the Connector's shadow, opening
+// or sharing its store on the first call.
+func (c *Connector) acquireShadow(ctx context.Context) (*Shadow, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errors.New("seqshim: connector closed")
+	}
+	if c.seq != nil {
+		return c.seq.shadow, nil
+	}
+	seq, err := acquireShadow(ctx, c.opts)
+	if err != nil {
+		return nil, err
+	}
+	c.seq = seq
+	return seq.shadow, nil
 }
 
 // Close releases the Connector's share of its store and cache; the last
@@ -281,6 +320,8 @@ type sharedSeq struct {
 	cache *seqcache.Cache
 	refs  int  // guarded by registry.mu
 	owned bool // opened from a URL: closed with the last reference
+
+	shadow *Shadow // shadow mode's drawer, whose cache is cache; nil in serve mode
 }
 
 var registry struct {
@@ -380,6 +421,9 @@ func (s *sharedSeq) release() error {
 	registry.mu.Unlock()
 	if !last {
 		return nil
+	}
+	if s.shadow != nil {
+		s.shadow.stop()
 	}
 	err := s.cache.Close()
 	if c, ok := s.store.(io.Closer); ok && s.owned {

@@ -89,6 +89,16 @@ type Options struct {
 	// documentation.
 	MeterProvider metric.MeterProvider
 	Logger        *slog.Logger
+
+	// Mode is ModeServe (the default: seqshim answers sequence calls) or
+	// ModeShadow (the database answers; see [Mode]).
+	Mode Mode
+	// Warm names sequences (as SQL names them: orders_seq, app.invoice_no)
+	// whose first block is reserved when the Connector opens its first
+	// connection; an unreachable store or a missing sequence fails that
+	// connection, naming the store and the sequence (see Start-up in the
+	// package documentation).
+	Warm []string
 }
 
 // Parameter describes one configuration option: its DSN parameter, its
@@ -160,6 +170,12 @@ var params = []param{
 	{Parameter{"seqshim.refill_timeout", "SEQSHIM_REFILL_TIMEOUT", "3s",
 		"timeout of one background store call (seconds or a Go duration)"},
 		func(o *Options, v string) error { return setDuration(&o.RefillTimeout, v) }},
+	{Parameter{"seqshim.mode", "SEQSHIM_MODE", "serve",
+		"serve: seqshim answers sequence calls; shadow: the database answers them, and seqshim draws as many values from the store in the background, as shadow_NAME"},
+		func(o *Options, v string) error { return setMode(&o.Mode, v) }},
+	{Parameter{"seqshim.warm", "SEQSHIM_WARM", "(none)",
+		"sequences, comma-separated, whose first block is reserved at the first connection: a missing one or an unreachable store fails it"},
+		func(o *Options, v string) error { return setWarm(&o.Warm, v) }},
 }
 
 // Parameters returns every configuration option with its DSN parameter and
@@ -239,6 +255,15 @@ func (o *Options) resolve() error {
 	}
 	if o.DDL != DDLStore && o.DDL != DDLBoth {
 		return fmt.Errorf("seqshim: Options.DDL: want store or both, got %q", o.DDL)
+	}
+	if o.Mode == "" {
+		o.Mode = ModeServe
+	}
+	if err := setMode(&o.Mode, string(o.Mode)); err != nil {
+		return fmt.Errorf("seqshim: Options.Mode: %w", err)
+	}
+	if _, err := warmNames(o.Warm); err != nil {
+		return fmt.Errorf("seqshim: Options.Warm: %w", err)
 	}
 	return nil
 }

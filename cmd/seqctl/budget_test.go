@@ -11,6 +11,11 @@ import (
 // TestDailyLimit sets, shows, enforces, changes and removes a daily limit,
 // step by step; each step gives the exit code and what its output contains.
 func TestDailyLimit(t *testing.T) {
+	// seqctl opens the store by URL, with the real clock: a run across
+	// midnight UTC would see the count restart.
+	if day := sequence.DayOf(time.Now()); time.Until((day + 1).Start()) < time.Minute {
+		t.Skip("within a minute of midnight UTC, when the daily count restarts")
+	}
 	forEachStore(t, func(t *testing.T, ts *tester) {
 		today := sequence.DayOf(time.Now()).String()
 		steps := []struct {

@@ -19,12 +19,26 @@
 // TABLE.COLUMN[:default|always|by-default]; alter --no-default TABLE.COLUMN
 // and --no-defaults), and import records them from the database's catalog.
 //
+// A counter can have a daily limit (create and alter --daily-limit N, alter
+// --no-daily-limit): the store hands out at most N of its values per UTC
+// day, over every process; show, list and -o json print it with the day's
+// count, and next exits 5 when it is reached.
+//
+// check, for cron jobs, Kubernetes probes and alerting, measures each
+// counter's burn per day, runway to its limit and time since its last
+// reservation, and exits 6 when --min-runway, --max-burn-per-day or --stale
+// does not hold:
+//
+//	seqctl check --min-runway 90d --stale 1h
+//
 // A typical migration of a live PostgreSQL database:
 //
 //	seqctl init
 //	seqctl import --from postgres://... --dry-run   # check the plan
 //	seqctl import --from postgres://...
 //	seqctl fence  --from postgres://...
-//	# switch services to the seqshim driver, then:
+//	# switch services to the seqshim driver (seqshim.mode=shadow first, to
+//	# measure the store under real load while the database still answers),
+//	# then:
 //	seqctl watch
 package main
