@@ -77,7 +77,7 @@ func TestOptionsPrecedence(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := Options{StoreURL: "memory:dsn", Driver: "sqlite", Dialect: DialectSQLite, DDL: DDLBoth,
-			Buffer: 2500 * time.Millisecond, MaxWait: time.Second, MinBlock: 7}
+			Buffer: 2500 * time.Millisecond, MaxWait: time.Second, MinBlock: 7, Mode: ModeServe}
 		if got := c.(*Connector).Options(); !reflect.DeepEqual(got, want) {
 			t.Errorf("options = %+v\nwant %+v", got, want)
 		}
@@ -92,7 +92,7 @@ func TestOptionsPrecedence(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := Options{StoreURL: "memory:go", Driver: "pgx", Dialect: DialectPostgres, DDL: DDLStore,
-			Buffer: 3 * time.Second, MaxWait: 250 * time.Millisecond, MinBlock: 7}
+			Buffer: 3 * time.Second, MaxWait: 250 * time.Millisecond, MinBlock: 7, Mode: ModeServe}
 		if got := c.Options(); !reflect.DeepEqual(got, want) {
 			t.Errorf("options = %+v\nwant %+v", got, want)
 		}
@@ -113,7 +113,7 @@ func TestOptionsPrecedence(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := Options{StoreURL: "memory:env", Driver: "pgx", Dialect: DialectPostgres, DDL: DDLBoth,
-			Buffer: 2500 * time.Millisecond, MaxWait: 250 * time.Millisecond, MinBlock: 7}
+			Buffer: 2500 * time.Millisecond, MaxWait: 250 * time.Millisecond, MinBlock: 7, Mode: ModeServe}
 		if got := c.(*Connector).Options(); !reflect.DeepEqual(got, want) {
 			t.Errorf("options = %+v\nwant %+v", got, want)
 		}

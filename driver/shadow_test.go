@@ -197,3 +197,41 @@ func TestShadowStoreDown(t *testing.T) {
 		t.Error("ShadowOf of a serve-mode handle succeeded")
 	}
 }
+
+// TestModeOption checks seqshim.mode, SEQSHIM_MODE and their precedence.
+func TestModeOption(t *testing.T) {
+	tests := []struct {
+		dsn, env string
+		want     seqdriver.Mode
+		wantErr  bool
+	}{
+		{"host=h seqshim.store=memory:", "", seqdriver.ModeServe, false},
+		{"host=h seqshim.mode=shadow", "", seqdriver.ModeShadow, false},
+		{"host=h seqshim.mode=serve", "", seqdriver.ModeServe, false},
+		{"host=h", "shadow", seqdriver.ModeShadow, false},
+		{"host=h seqshim.mode=serve", "shadow", seqdriver.ModeServe, false}, // explicit wins
+		{"host=h seqshim.mode=mirror", "", "", true},
+		{"host=h", "mirror", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dsn+"|"+tt.env, func(t *testing.T) {
+			t.Setenv("SEQSHIM_MODE", tt.env)
+			c, err := (&seqdriver.Driver{}).OpenConnector(tt.dsn)
+			if tt.wantErr {
+				if err == nil {
+					t.Fatal("OpenConnector succeeded")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.(*seqdriver.Connector).Options().Mode; got != tt.want {
+				t.Errorf("Mode = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if _, err := seqdriver.NewConnector(nopConnector{}, func(o *seqdriver.Options) { o.Mode = "bogus" }); err == nil {
+		t.Error("NewConnector with Options.Mode bogus succeeded")
+	}
+}
