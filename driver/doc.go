@@ -127,7 +127,9 @@
 // SELECT nextval(…) FROM t) cannot be counted and are reported as such.
 // [ShadowOf] (or [Connector.Shadow]) gives the figures: [ShadowStats], with
 // the store's latency, blocks and errors and each shadow sequence's
-// seqcache.Stats. The store never fails a statement in shadow mode: only a
+// seqcache.Stats; [Stats] and [Connector.Stats] report the shadow cache's
+// counters, and its metrics and logs go to Options.MeterProvider and
+// Options.Logger, under the shadow sequences' names. The store never fails a statement in shadow mode: only a
 // missing store ([ErrNoStore]) or a store URL that cannot be opened fails the
 // first connection.
 //

@@ -163,6 +163,13 @@ func newShadow(st sequence.Store, o Options) *Shadow {
 		co.MaxBlock = o.MaxBlock
 		co.MaxWait = o.MaxWait
 		co.RefillTimeout = o.RefillTimeout
+		// The shadow's cache reports the same metrics and logs as serve
+		// mode's, under the shadow sequences' names.
+		co.MeterProvider = o.MeterProvider
+		co.Logger = o.Logger
+		if o.StoreURL != "" {
+			co.StoreName = storeurl.Redact(o.StoreURL)
+		}
 	})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	go s.run()

@@ -235,3 +235,36 @@ func TestModeOption(t *testing.T) {
 		t.Error("NewConnector with Options.Mode bogus succeeded")
 	}
 }
+
+// TestShadowStats checks that the statistics and ShadowOf find a shadow-mode
+// handle's figures without a connection.
+func TestShadowStats(t *testing.T) {
+	storeURL := "memory:" + uniq(t, "shadowstats")
+	db := shadowDB(t, storeURL)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	seq := uniq(t, "s")
+	if _, err := db.ExecContext(ctx, "CREATE SEQUENCE "+seq); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nativeDB(t).Exec("DROP SEQUENCE " + seq) })
+	for range 4 {
+		if err := db.QueryRowContext(ctx, "SELECT nextval('"+seq+"')").Scan(new(int64)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sh, err := seqdriver.ShadowOf(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sh.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stats, err := seqdriver.Stats(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stats) != 1 || stats[0].Name != seqdriver.ShadowName(seq) || stats[0].Served != 4 {
+		t.Errorf("driver.Stats of a shadow-mode handle: %+v", stats)
+	}
+}

@@ -325,8 +325,19 @@ func (s *shadowStmt) QueryContext(ctx context.Context, args []driver.NamedValue)
 // ShadowOf returns the [Shadow] of db, a handle opened with the seqshim
 // driver in shadow mode (sql.Open("seqshim", "…?seqshim.mode=shadow&…") or
 // sql.OpenDB of a [Connector] with Options.Mode ModeShadow), for its
-// figures.
+// figures. As [Stats], it takes no connection when db's driver is
+// seqshim's own, and borrows one, unwrapping it, behind a wrapper.
 func ShadowOf(ctx context.Context, db *sql.DB) (*Shadow, error) {
+	errNotShadow := errors.New("seqshim: ShadowOf: db does not use the seqshim driver in shadow mode")
+	if d, ok := db.Driver().(*Driver); ok && d.connector != nil {
+		if d.connector.Options().Mode != ModeShadow {
+			return nil, errNotShadow
+		}
+		if sh := d.connector.Shadow(); sh != nil {
+			return sh, nil
+		}
+		// Not connected yet: a connection opens the store.
+	}
 	c, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -334,12 +345,20 @@ func ShadowOf(ctx context.Context, db *sql.DB) (*Shadow, error) {
 	defer c.Close()
 	var sh *Shadow
 	err = c.Raw(func(dc any) error {
-		sc, ok := dc.(*shadowConn)
-		if !ok {
-			return errors.New("seqshim: ShadowOf: db does not use the seqshim driver in shadow mode")
+		for range 8 { // wrappers of wrappers, within reason
+			switch x := dc.(type) {
+			case *shadowConn:
+				sh = x.shadow
+				return nil
+			case interface{ Raw() driver.Conn }:
+				dc = x.Raw()
+			case interface{ Unwrap() driver.Conn }:
+				dc = x.Unwrap()
+			default:
+				return errNotShadow
+			}
 		}
-		sh = sc.shadow
-		return nil
+		return errNotShadow
 	})
 	return sh, err
 }
