@@ -124,7 +124,9 @@
 // not have is created on first use with the default spec; sequence DDL,
 // setval and search_path resolution stay the database's business (unqualified
 // names count under public). Calls the database evaluates per row (INSERT …
-// SELECT nextval(…) FROM t) cannot be counted and are reported as such.
+// SELECT nextval(…) FROM t) cannot be counted and are reported as such; ids
+// the database fills in from a column default (serial, identity, DEFAULT
+// nextval) have no call in the text and are not counted.
 // [ShadowOf] (or [Connector.Shadow]) gives the figures: [ShadowStats], with
 // the store's latency, blocks and errors and each shadow sequence's
 // seqcache.Stats; [Stats] and [Connector.Stats] report the shadow cache's
