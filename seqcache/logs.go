@@ -23,6 +23,7 @@ const (
 type trouble struct {
 	since       time.Time // when the store first failed or a caller first went without a value
 	failing     bool      // a store call failed since the last block arrived (logged)
+	limited     bool      // the store refused a block for the sequence's daily limit (logged)
 	starving    bool      // a caller went without a value since then (logged)
 	storeErrors int64     // failed store calls since
 	unserved    int64     // callers that went without a value since
@@ -42,12 +43,15 @@ const (
 	noteFailing            // WARN: the store failed, after working
 	noteRanOut             // ERROR: a caller got no value, after callers did
 	noteRecovered          // INFO: a block arrived after either
+	noteDailyLimit         // WARN: the store refused a block for the daily limit
 )
 
 // storeOutcomeLocked updates the trouble after a store call: a block ends
 // it; a failure starts it, logged once. A definitive answer about the
 // sequence (it does not exist, it reached its limit) is the store working,
-// and a failure caused by Close is not the store's: neither changes it.
+// and a failure caused by Close is not the store's: neither changes it —
+// but for the daily limit, whose refusals an operator must see: logged
+// once, until a block arrives (the next day, or a raised limit).
 func (h *Handle) storeOutcomeLocked(now time.Time, err error, closing bool) note {
 	switch {
 	case err == nil:
@@ -57,7 +61,18 @@ func (h *Handle) storeOutcomeLocked(now time.Time, err error, closing bool) note
 		t := h.trouble
 		h.trouble = trouble{}
 		return note{kind: noteRecovered, ended: t}
-	case closing || isAnswer(err):
+	case closing:
+		return note{}
+	case errors.Is(err, sequence.ErrDailyLimit):
+		if h.trouble.limited {
+			return note{}
+		}
+		h.trouble.limited = true
+		if h.trouble.since.IsZero() {
+			h.trouble.since = now
+		}
+		return note{kind: noteDailyLimit, err: err}
+	case isAnswer(err):
 		return note{}
 	}
 	h.trouble.storeErrors++
@@ -129,5 +144,8 @@ func (h *Handle) log(ctx context.Context, n note, waited time.Duration) {
 	case noteRanOut:
 		l.LogAttrs(ctx, slog.LevelError, "seqshim: cache ran out, a caller got no value", seq, store,
 			slog.Any("error", n.err), slog.Duration("waited", waited))
+	case noteDailyLimit:
+		l.LogAttrs(ctx, slog.LevelWarn, "seqshim: daily limit reached, the store refuses values until it resets", seq, store,
+			slog.Any("error", n.err))
 	}
 }

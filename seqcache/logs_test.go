@@ -203,3 +203,56 @@ type codedError string
 
 func (e codedError) Error() string     { return "api error " + string(e) }
 func (e codedError) ErrorCode() string { return string(e) }
+
+// limitedStore refuses reservations with the daily-limit error while
+// limited is set.
+type limitedStore struct {
+	*fakeStore
+	limited lockedFlag
+}
+
+type lockedFlag struct {
+	mu sync.Mutex // protects v
+	v  bool
+}
+
+func (b *lockedFlag) set(v bool) { b.mu.Lock(); b.v = v; b.mu.Unlock() }
+func (b *lockedFlag) get() bool  { b.mu.Lock(); defer b.mu.Unlock(); return b.v }
+
+func (s *limitedStore) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
+	if s.limited.get() {
+		return sequence.Block{}, sequence.DailyLimitError(name, 100, sequence.DayOf(time.Now()))
+	}
+	return s.fakeStore.Reserve(ctx, name, n)
+}
+
+// The daily limit's refusals are answers, not failures, but an operator
+// must see them: one WARN when they start (not one per caller), and the
+// INFO of a recovery when blocks come again.
+func TestLogsDailyLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &limitedStore{fakeStore: newFakeStore()}
+		store.create("s", sequence.DefaultSpec())
+		store.limited.set(true)
+		rec := &recorder{}
+		c := New(store, func(o *Options) { o.Logger = slog.New(rec) })
+		defer c.Close()
+		ctx := context.Background()
+		for range 3 {
+			if _, err := c.Next(ctx, "s"); !errors.Is(err, sequence.ErrDailyLimit) {
+				t.Fatalf("Next at the daily limit: %v", err)
+			}
+		}
+		store.limited.set(false)
+		if _, err := c.Next(ctx, "s"); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		got := rec.lines()
+		if len(got) != 2 || got[0].level != slog.LevelWarn || !strings.Contains(got[0].msg, "daily limit") ||
+			!strings.Contains(got[0].attrs["error"], "daily limit of 100") || got[0].attrs["seqshim.sequence"] != "s" ||
+			got[1].level != slog.LevelInfo || !strings.Contains(got[1].msg, "recovered") {
+			t.Errorf("logs: %v, want one WARN naming the daily limit, then one INFO", got)
+		}
+	})
+}
