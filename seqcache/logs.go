@@ -39,11 +39,11 @@ type note struct {
 type noteKind uint8
 
 const (
-	noteNone      noteKind = iota
-	noteFailing            // WARN: the store failed, after working
-	noteRanOut             // ERROR: a caller got no value, after callers did
-	noteRecovered          // INFO: a block arrived after either
-	noteDailyLimit         // WARN: the store refused a block for the daily limit
+	noteNone       noteKind = iota
+	noteFailing             // WARN: the store failed, after working
+	noteRanOut              // ERROR: a caller got no value, after callers did
+	noteRecovered           // INFO: a block arrived after either
+	noteDailyLimit          // WARN: the store refused a block for the daily limit
 )
 
 // storeOutcomeLocked updates the trouble after a store call: a block ends
