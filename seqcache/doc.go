@@ -61,7 +61,7 @@
 //     different moments. The span is Options.Sample (1 s).
 //   - The fleet. The values between the end of a process's last block and
 //     the start of its new one went to the other processes: from them a
-//     process reads the fleet's consumption (over at least a second), and a
+//     process reads the fleet's consumption (over at least 250 ms), and a
 //     block holds at least 1/500 s of it. Whatever the number of processes
 //     and however their rates differ, a fleet then writes a sequence at most
 //     about 500 / 1.25 = 400 times a second in steady state, besides the

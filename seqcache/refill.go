@@ -26,12 +26,13 @@ func (h *Handle) startRefillLocked() {
 }
 
 // needLocked reports whether another block is wanted: a standby block is
-// always kept, and enough values to last the buffer. Callers waiting in Next
+// always kept, and no fewer values than the threshold (as the trigger
+// counts: a refill is due once fewer are left). Callers waiting in Next
 // are not counted: a block on standby is theirs as soon as they run, and a
 // refill that kept asking until they did would reserve block after block
 // from a fast store.
 func (h *Handle) needLocked() bool {
-	return h.standbyN == 0 || h.depthLocked() <= h.thresh
+	return h.standbyN == 0 || h.depthLocked() < h.thresh
 }
 
 // refill reserves blocks until the handle has enough cached, retrying

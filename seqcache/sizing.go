@@ -42,7 +42,7 @@ const (
 	fleetWrites = 500
 	// fleetMinSpan is the shortest time the fleet's consumption is measured
 	// over.
-	fleetMinSpan = time.Second
+	fleetMinSpan = 250 * time.Millisecond
 	// minUseTime is the shortest time a block is taken to have lasted (a
 	// typical store round trip): the rate of a block drawn in a burst is
 	// not measured over a few microseconds.
