@@ -233,10 +233,10 @@ var quietLogger = slog.New(slog.DiscardHandler)
 
 // Timing of a fleet simulation, in simulated time.
 const (
-	fleetTick     = 100 * time.Millisecond // processes draw a batch per tick
+	fleetTick     = 200 * time.Millisecond // processes draw a batch per tick
 	fleetJoinRate = 200                    // the first processes join at this many a second (a rolling start)
-	fleetSettle   = 20 * time.Second       // then the fleet settles (the warm-up ends) for this long
-	fleetMeasure  = 30 * time.Second       // and is measured for this long
+	fleetSettle   = 15 * time.Second       // then the fleet settles (the warm-up ends) for this long
+	fleetMeasure  = 25 * time.Second       // and is measured for this long
 	fleetColdFor  = 2 * time.Second        // a joiner's cold start: its first blocks
 	fleetChurn    = 1000                   // each second, one process in fleetChurn leaves and another joins
 	fleetLimit    = 1000                   // the item's writes per second
@@ -342,8 +342,8 @@ func runFleet(t *testing.T, sc fleetScenario) fleetResult {
 // TestFleet simulates fleets of 1,000 to 10,000 processes drawing one
 // sequence at 100,000 to 10,000,000 values/s in all from one DynamoDB item
 // (1,000 writes/s, throttled beyond; p50 5 ms, p99 50 ms). The processes
-// start 200 a second, the fleet settles for 20 s (the warm-up), then for
-// 30 s, while one process in 1,000 leaves each second and another joins: no
+// start 200 a second, the fleet settles for 15 s (the warm-up), then for
+// 25 s, while one process in 1,000 leaves each second and another joins: no
 // caller waits (but in a joiner's first 2 s, its cold start, covered by
 // TestColdStart), no call fails, and the store's writes stay at most 80% of
 // its limit. With -v, one line per scenario starting "fleet:".
