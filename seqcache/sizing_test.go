@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -256,4 +257,117 @@ func TestThrottleSpan(t *testing.T) {
 		}
 		t.Logf("spans %v; %d throttled calls", spans, h.Stats().Throttled)
 	})
+}
+
+func TestValuesBetween(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		a, b   sequence.Block
+		want   int64
+		wantOK bool
+	}{
+		{"adjacent", sequence.Block{First: 1, Step: 1, Count: 10}, sequence.Block{First: 11, Step: 1, Count: 10}, 0, true},
+		{"others between", sequence.Block{First: 1, Step: 1, Count: 10}, sequence.Block{First: 111, Step: 1, Count: 10}, 100, true},
+		{"increment 3", sequence.Block{First: 1, Step: 3, Count: 10}, sequence.Block{First: 1 + 3*30, Step: 3, Count: 5}, 20, true},
+		{"descending", sequence.Block{First: -1, Step: -1, Count: 10}, sequence.Block{First: -61, Step: -1, Count: 10}, 50, true},
+		{"wrapped (CYCLE) or set back", sequence.Block{First: 100, Step: 1, Count: 10}, sequence.Block{First: 1, Step: 1, Count: 10}, 0, false},
+		{"increment changed", sequence.Block{First: 1, Step: 1, Count: 10}, sequence.Block{First: 21, Step: 2, Count: 10}, 0, false},
+		{"off the grid (setval)", sequence.Block{First: 1, Step: 2, Count: 10}, sequence.Block{First: 40, Step: 2, Count: 10}, 0, false},
+		{"no block before", sequence.Block{}, sequence.Block{First: 1, Step: 1, Count: 10}, 0, false},
+		{"whole range", sequence.Block{First: math.MinInt64, Step: 1, Count: 1}, sequence.Block{First: math.MaxInt64, Step: 1, Count: 1}, 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := valuesBetween(tt.a, tt.b)
+			if got != tt.want || ok != tt.wantOK {
+				t.Errorf("valuesBetween(%+v, %+v) = %d, %v; want %d, %v", tt.a, tt.b, got, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+}
+
+// othersStore is a fakeStore where other processes reserve othersPerSec
+// values a second, in blocks of othersBlock, between this process's calls.
+type othersStore struct {
+	*fakeStore
+	othersPerSec, othersBlock int64
+	mu                        sync.Mutex // protects last and owed
+	last                      time.Time
+	owed                      float64
+}
+
+func (o *othersStore) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
+	o.mu.Lock()
+	now := time.Now()
+	if !o.last.IsZero() {
+		o.owed += now.Sub(o.last).Seconds() * float64(o.othersPerSec)
+	}
+	o.last = now
+	var others int64
+	for ; o.owed >= float64(o.othersBlock); o.owed -= float64(o.othersBlock) {
+		others++
+	}
+	o.mu.Unlock()
+	o.fakeStore.mu.Lock()
+	seq := o.fakeStore.seqs[name]
+	for range others { // the others' reservations, answered at once
+		_, pos, err := seq.spec.Reserve(name, seq.pos, o.othersBlock)
+		if err != nil {
+			o.fakeStore.mu.Unlock()
+			return sequence.Block{}, err
+		}
+		seq.pos = pos
+	}
+	o.fakeStore.mu.Unlock()
+	return o.fakeStore.Reserve(ctx, name, n)
+}
+
+// A process drawing 1,000 values/s among others drawing 5,000,000 values/s
+// in all asks for blocks of at least 1/500 s of the fleet's consumption
+// (10,000 values, times the jitter), not one second of its own (1,000): the
+// fleet's writes stay bounded however many processes share the sequence.
+// Alone, the same process asks for about a second of its own.
+func TestFleetFloor(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		others   int64
+		min, max int64 // bounds of the blocks asked after the first minute
+	}{
+		{"alone", 0, 1000, 1500},
+		{"in a fleet", 5_000_000, 10_000, 15_000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				store := &othersStore{fakeStore: newFakeStore(), othersPerSec: tc.others, othersBlock: 20_000}
+				store.latency = 5 * time.Millisecond
+				store.create("s", sequence.DefaultSpec())
+				c := New(store)
+				defer c.Close()
+				h := c.Handle("s")
+				drawCoarse(t, h, 1000, time.Minute, nil)
+				mine := func() []int64 {
+					var sizes []int64
+					_, blocks := store.stats()
+					for _, b := range blocks {
+						sizes = append(sizes, b.Count)
+					}
+					return sizes
+				}
+				before := len(mine())
+				drawCoarse(t, h, 1000, 2*time.Minute, nil)
+				sizes := mine()[before:]
+				if len(sizes) == 0 {
+					t.Fatal("no block asked in two minutes")
+				}
+				for _, n := range sizes {
+					// The bounds are those of the jitter, ×[1.1, 1.4), widened
+					// for a rate read a little off.
+					if n < tc.min || n > tc.max {
+						t.Errorf("blocks asked %v, want each in [%d, %d]", sizes, tc.min, tc.max)
+						break
+					}
+				}
+				t.Logf("blocks asked in two minutes: %v", sizes)
+			})
+		})
+	}
 }
