@@ -80,7 +80,7 @@ func (h *Handle) observeLocked(b sequence.Block, now time.Time) {
 	case !s.prevOK || !ok:
 		s.gapValues, s.gapFrom = 0, now
 	default:
-		s.gapValues += gap
+		s.gapValues = min(s.gapValues, math.MaxInt64/2) + gap // a setval far ahead must not overflow it
 		if d := now.Sub(s.gapFrom); d >= fleetMinSpan {
 			s.others, s.othersAt = float64(s.gapValues)/d.Seconds(), now
 			s.gapValues, s.gapFrom = 0, now
