@@ -24,16 +24,16 @@
 // Each sequence has an active block and a queue of standby blocks. Next takes
 // a value from the active block with one atomic add: no lock, no allocation,
 // no I/O. When the values cached (left in the active block plus the standby
-// queue) fall to the threshold max(rate × Options.Buffer, Options.MinThreshold),
-// or when no standby block is left, one background refill reserves more. The
-// rate comes from a sliding window (Options.Window of Options.Sample samples)
-// of the count of values served, read from the blocks' cursors, so the hot
-// path records nothing; a span shorter than one Sample counts as one Sample,
-// so a burst in the first milliseconds is not taken for a rate of millions a
-// second. How large a block is asked of the store is the subject of Sizing,
-// below. At most one store call per sequence is in flight. When nothing is cached, Next waits
-// for the refill, at most Options.MaxWait and no longer than its context
-// allows, and then fails with an error wrapping [ErrUnavailable] and the
+// queue) fall below the threshold max(rate × Options.Buffer,
+// Options.MinThreshold), or when no standby block is left, one background
+// refill reserves more. The rate comes from a sliding window (Options.Window
+// of Options.Sample samples) of the count of values served, read from the
+// blocks' cursors, so the hot path records nothing; a span shorter than one
+// Sample counts as one Sample, so a burst in the first milliseconds is not
+// taken for a rate of millions a second. How large a block is asked of the
+// store is the subject of Sizing, below. At most one store call per sequence
+// is in flight. When nothing is cached, Next waits for the refill, at most
+// Options.MaxWait and no longer than its context allows, and then fails with an error wrapping [ErrUnavailable] and the
 // store's last error. Transient store failures are retried in the background
 // with jittered backoff, so the cache recovers by itself when the store does.
 //
@@ -58,15 +58,18 @@
 //     in [1.1, 1.4): a rate read a little low still gets a block lasting a
 //     span (at a steady 10,000 values/s, a store write brings about 12,500
 //     values), and processes drawing at the same rate come to refill at
-//     different moments. The span is Options.Sample (1 s).
+//     different moments. The span is Options.Sample (1 s), longer under
+//     back-pressure.
 //   - The fleet. The values between the end of a process's last block and
 //     the start of its new one went to the other processes: from them a
 //     process reads the fleet's consumption (over at least 250 ms), and a
 //     block holds at least 1/500 s of it. Whatever the number of processes
 //     and however their rates differ, a fleet then writes a sequence at most
-//     about 500 / 1.25 = 400 times a second in steady state, besides the
-//     first blocks of processes starting: half DynamoDB's 1,000 writes/s per
-//     item, and well below it.
+//     500 / 1.1 ≈ 450 times a second in steady state (about 400 on average),
+//     besides the first blocks of processes starting (5 to 8 writes each in
+//     their first second): below DynamoDB's 1,000 writes/s per item. A fleet
+//     starting more than about 100 processes a second on one sequence is
+//     throttled while it starts.
 //   - Back-pressure. A store's answer that it is over capacity
 //     ([sequence.ErrThrottled]: DynamoDB's ThrottlingException or
 //     ProvisionedThroughputExceededException, a busy SQLite file,
