@@ -62,8 +62,10 @@
 //     back-pressure.
 //   - The fleet. The values between the end of a process's last block and
 //     the start of its new one went to the other processes: from them a
-//     process reads the fleet's consumption (over at least 250 ms), and a
-//     block holds at least 1/500 s of it. Whatever the number of processes
+//     process reads the fleet's consumption (over at least 250 ms; values
+//     reserved rather than drawn, so a fleet whose processes die with
+//     values cached reads it high, and writes less), and a block holds at
+//     least 1/500 s of it. Whatever the number of processes
 //     and however their rates differ, a fleet then writes a sequence at most
 //     500 / 1.1 ≈ 450 times a second in steady state (about 400 on average),
 //     besides the first blocks of processes starting (5 to 8 writes each in
