@@ -158,7 +158,7 @@ var params = []param{
 	{Parameter{"seqshim.min_threshold", "SEQSHIM_MIN_THRESHOLD", "50",
 		"floor of the refill threshold, in values"},
 		func(o *Options, v string) error { return setInt64(&o.MinThreshold, v) }},
-	{Parameter{"seqshim.min_block", "SEQSHIM_MIN_BLOCK", "1000",
+	{Parameter{"seqshim.min_block", "SEQSHIM_MIN_BLOCK", "50",
 		"smallest block of values asked of the store"},
 		func(o *Options, v string) error { return setInt64(&o.MinBlock, v) }},
 	{Parameter{"seqshim.max_block", "SEQSHIM_MAX_BLOCK", "1000000",

@@ -35,6 +35,9 @@ func (s *Store) wrap(op, name string, err error) error {
 	if problem, ok := s.explain(err); ok {
 		return sequence.Misconfigured(fmt.Errorf("dynamostore: %s: %s %s: %w", what, s.where(), problem, err))
 	}
+	if throttled(err) {
+		return sequence.Throttled(fmt.Errorf("dynamostore: %s: %s: %w", what, s.where(), err))
+	}
 	var send *smithyhttp.RequestSendError
 	if errors.As(err, &send) {
 		return fmt.Errorf("dynamostore: %s: %s unreachable: %w", what, s.where(), err)
@@ -81,6 +84,21 @@ var rejectedCredentials = map[string]bool{
 	"ExpiredTokenException":               true, // a session token past its expiry
 	"ExpiredToken":                        true,
 	"SignatureDoesNotMatch":               true,
+}
+
+// throttlingCodes are DynamoDB's answers for a request beyond the capacity
+// of an item, a table or the account.
+var throttlingCodes = map[string]bool{
+	"ThrottlingException":                    true,
+	"ProvisionedThroughputExceededException": true,
+	"RequestLimitExceeded":                   true,
+}
+
+// throttled reports whether err is DynamoDB refusing a request for want of
+// capacity: a cache takes it as back-pressure ([sequence.ErrThrottled]).
+func throttled(err error) bool {
+	var api smithy.APIError
+	return errors.As(err, &api) && throttlingCodes[api.ErrorCode()]
 }
 
 // explain tells whether err means the store cannot work as configured and,

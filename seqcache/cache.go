@@ -31,12 +31,15 @@ type Options struct {
 	// Window is the span of the sliding window the rate is measured over.
 	// Default 60s.
 	Window time.Duration
-	// Sample is the period of rate samples, and the time one block asked of
-	// the store should last at the current rate. Default 1s.
+	// Sample is the period of rate samples, and the shortest time one block
+	// asked of the store should last at the current rate (the span; it
+	// grows while the store throttles: see Sizing in the package
+	// documentation). Default 1s.
 	Sample time.Duration
 	// MinBlock and MaxBlock clamp the size of a block asked of the store.
-	// The first blocks, before a rate is known, are MinBlock values.
-	// Defaults 1000 and 1,000,000.
+	// The first two blocks, before a rate is known, are MinBlock values;
+	// later ones follow the rate measured (see Sizing in the package
+	// documentation). Defaults 50 and 1,000,000.
 	MinBlock, MaxBlock int64
 	// MaxWait bounds how long Next waits for a refill when nothing is cached
 	// (the caller's context may end the wait sooner). Default 5s.
@@ -72,7 +75,7 @@ func (o *Options) setDefaults() {
 		o.Sample = time.Second
 	}
 	if o.MinBlock <= 0 {
-		o.MinBlock = 1000
+		o.MinBlock = 50
 	}
 	if o.MaxBlock <= 0 {
 		o.MaxBlock = 1_000_000
@@ -116,6 +119,10 @@ type Stats struct {
 	Depth        int64   // values cached in this process now
 	Released     int64   // unused values handed back to the store on Close
 	Wasted       int64   // unused values dropped (Invalidate; Change and Close without release)
+	Throttled    int64   // store calls refused for want of capacity ([sequence.ErrThrottled]), counted in StoreErrors too
+	// Span is the time a block asked of the store covers at the measured
+	// rate: Options.Sample, longer while the store throttles.
+	Span time.Duration
 }
 
 // Cache hands out sequence values from blocks reserved in a store. It is safe

@@ -66,6 +66,7 @@ func (h *Handle) invalidateLocked() int64 {
 	h.wasted += wasted
 	h.standby, h.standbyN = nil, 0
 	h.lastErr = nil
+	h.sizing.prevOK = false // the sequence may have moved: no gap to read
 	return wasted
 }
 

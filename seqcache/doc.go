@@ -24,19 +24,70 @@
 // Each sequence has an active block and a queue of standby blocks. Next takes
 // a value from the active block with one atomic add: no lock, no allocation,
 // no I/O. When the values cached (left in the active block plus the standby
-// queue) fall to the threshold max(rate × Options.Buffer, Options.MinThreshold),
-// or when no standby block is left, one background refill reserves more. The
-// rate comes from a sliding window (Options.Window of Options.Sample samples)
-// of the count of values served, read from the blocks' cursors, so the hot
-// path records nothing; a span shorter than one Sample counts as one Sample,
-// so a burst in the first milliseconds is not taken for a rate of millions a
-// second. A block asked of the store covers one Sample at the
-// current rate, clamped to [Options.MinBlock, Options.MaxBlock]. At most one
-// store call per sequence is in flight. When nothing is cached, Next waits
-// for the refill, at most Options.MaxWait and no longer than its context
-// allows, and then fails with an error wrapping [ErrUnavailable] and the
+// queue) fall below the threshold max(rate × Options.Buffer,
+// Options.MinThreshold), or when no standby block is left, one background
+// refill reserves more. The rate comes from a sliding window (Options.Window
+// of Options.Sample samples) of the count of values served, read from the
+// blocks' cursors, so the hot path records nothing; a span shorter than one
+// Sample counts as one Sample, so a burst in the first milliseconds is not
+// taken for a rate of millions a second. How large a block is asked of the
+// store is the subject of Sizing, below. At most one store call per sequence
+// is in flight. When nothing is cached, Next waits for the refill, at most
+// Options.MaxWait and no longer than its context allows, and then fails with an error wrapping [ErrUnavailable] and the
 // store's last error. Transient store failures are retried in the background
 // with jittered backoff, so the cache recovers by itself when the store does.
+//
+// # Sizing
+//
+// A block is sized so that one process writes little, and so that a fleet
+// of processes sharing a sequence writes it less often than the store
+// allows, without configuration and without the processes knowing of each
+// other:
+//
+//   - Short lives. The first two blocks, asked before any value is drawn,
+//     are Options.MinBlock (default 50) values: a process that draws 10
+//     values and is killed within its first second loses 90. Later blocks
+//     follow the rate measured: a span (below) of consumption at the rate
+//     over Options.Window, or at the rate of the last block used up if that
+//     is higher (its time counted as at least 5 ms), for at most twice the
+//     time the process has been drawing: blocks grow as fast as a starting
+//     process draws (a cold start at 10,000 values/s waits for the store at
+//     most 3 times, with round trips up to 50 ms), while a burst of a few
+//     milliseconds gets blocks of a few milliseconds of it, not of a second.
+//   - The span. A block holds a span of consumption, times a random factor
+//     in [1.1, 1.4): a rate read a little low still gets a block lasting a
+//     span (at a steady 10,000 values/s, a store write brings about 12,500
+//     values), and processes drawing at the same rate come to refill at
+//     different moments. The span is Options.Sample (1 s), longer under
+//     back-pressure.
+//   - The fleet. The values between the end of a process's last block and
+//     the start of its new one went to the other processes: from them a
+//     process reads the fleet's consumption (over at least 250 ms; values
+//     reserved rather than drawn, so a fleet whose processes die with
+//     values cached reads it high, and writes less), and a block holds at
+//     least 1/500 s of it. Whatever the number of processes
+//     and however their rates differ, a fleet then writes a sequence at most
+//     500 / 1.1 ≈ 450 times a second in steady state (about 400 on average),
+//     besides the first blocks of processes starting (5 to 8 writes each in
+//     their first second): below DynamoDB's 1,000 writes/s per item. A fleet
+//     starting more than about 100 processes a second on one sequence is
+//     throttled while it starts.
+//   - Back-pressure. A store's answer that it is over capacity
+//     ([sequence.ErrThrottled]: DynamoDB's ThrottlingException or
+//     ProvisionedThroughputExceededException, a busy SQLite file,
+//     PostgreSQL's lock timeout 55P03) doubles the span, once per refill
+//     however often the refill is retried, up to 64 Samples; the refill is
+//     retried after a random wait of up to 100 ms, doubling to 2 s. Each 10
+//     to 15 minutes (drawn anew each time) without a throttled call, the
+//     span halves, back down to Sample. A store slower than the fleet
+//     budget (a SQLite file on a slow disk) thus settles its fleet too,
+//     and the cached values (Options.Buffer) carry the callers through the
+//     retries.
+//
+// Blocks are clamped to [Options.MinBlock, Options.MaxBlock] (default
+// 1,000,000). [Stats].Span and [Stats].Throttled show a sequence's span and
+// throttled calls. A fleet that keeps its throttled spans loses more values
+// when its processes die: up to a block and the buffer each.
 //
 // # Metrics
 //
@@ -62,7 +113,8 @@
 // error.type is timeout, canceled, misconfigured ([sequence.ErrMisconfigured]),
 // not_found, limit, conflict, the store's own code when its error has one
 // (an ErrorCode method, as DynamoDB's errors have: ThrottlingException; a
-// SQLState method: a SQLSTATE), network, or _OTHER; a wait's is unavailable
+// SQLState method: a SQLSTATE), throttled ([sequence.ErrThrottled] without
+// such a code: a busy SQLite file), network, or _OTHER; a wait's is unavailable
 // when Options.MaxWait passed ([ErrUnavailable]) and closed after Close.
 //
 // The hot path records nothing: Next inside a block stays one atomic add,

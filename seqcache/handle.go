@@ -28,6 +28,10 @@ type block struct {
 	// trigger is the index from which a refill is due: read by Next without
 	// a lock, stored only under the handle's mu.
 	trigger atomic.Int64
+	// activated is when the block became active: written once, before it
+	// is published.
+	activated time.Time
+	usedUp    bool // protected by the handle's mu: its use was noted (noteUsedUpLocked)
 }
 
 // exhausted is the active block of a handle with nothing cached.
@@ -71,13 +75,15 @@ type Handle struct {
 	rate     float64       // values per second over the window, as of the last sample
 	thresh   int64         // refill threshold: max(rate × Buffer, MinThreshold)
 	trouble  trouble       // the store failing, callers without a value: see logs.go
+	sizing   sizing        // the span and the ramp: see sizing.go
 
 	// counters
-	reservations, reserved, waits, storeErrors, released, wasted int64
+	reservations, reserved, waits, storeErrors, released, wasted, throttled int64
 }
 
 func newHandle(c *Cache, name string) *Handle {
 	h := &Handle{c: c, name: name, notify: make(chan struct{}), thresh: c.opts.MinThreshold}
+	h.sizing.span = c.opts.Sample
 	h.seqAttr = attribute.String(attrSequence, name)
 	h.attrs = metric.WithAttributeSet(attribute.NewSet(h.seqAttr))
 	h.samples = make([]sample, int(c.opts.Window/c.opts.Sample)+1)
@@ -140,6 +146,7 @@ func (h *Handle) slow(ctx context.Context) (_ int64, err error) {
 			h.mu.Unlock()
 			return b.Value(i), nil
 		}
+		h.noteUsedUpLocked(b, time.Now())
 		if len(h.standby) > 0 {
 			h.activateLocked(time.Now())
 			h.mu.Unlock()
@@ -201,7 +208,7 @@ func (h *Handle) doneWaiting(ctx context.Context, start time.Time, err error) {
 func (h *Handle) activateLocked(now time.Time) {
 	old := h.active.Load()
 	h.retired += old.Count // only called once old is used up
-	nb := &block{Block: h.standby[0]}
+	nb := &block{Block: h.standby[0], activated: now}
 	h.standby = h.standby[1:]
 	h.standbyN -= nb.Count
 	if h.first.IsZero() {
@@ -262,5 +269,7 @@ func (h *Handle) Stats() Stats {
 		Depth:        h.depthLocked(),
 		Released:     h.released,
 		Wasted:       h.wasted,
+		Throttled:    h.throttled,
+		Span:         h.sizing.span,
 	}
 }

@@ -189,6 +189,8 @@ func TestErrorType(t *testing.T) {
 		{sequence.LimitError("s", sequence.DefaultSpec()), "limit"},
 		{&sequence.Error{Kind: sequence.ErrConflict, Code: sequence.CodeSerializationFailure}, "conflict"},
 		{fmt.Errorf("dynamodb: %w", codedError("ThrottlingException")), "ThrottlingException"},
+		{sequence.Throttled(fmt.Errorf("dynamodb: %w", codedError("ThrottlingException"))), "ThrottlingException"},
+		{sequence.Throttled(errors.New("sqlite: database is locked (5) (SQLITE_BUSY)")), "throttled"},
 		{&sequence.Error{Kind: sequence.ErrInvalid, Code: "22023"}, "22023"},
 		{errDown, "_OTHER"},
 	} {

@@ -235,6 +235,8 @@ func errorType(err error) string {
 		return coded.ErrorCode()
 	case errors.As(err, &state) && state.SQLState() != "":
 		return state.SQLState()
+	case errors.Is(err, sequence.ErrThrottled):
+		return "throttled"
 	case errors.As(err, &ne) && ne.Timeout():
 		return "timeout"
 	case errors.As(err, &ne):

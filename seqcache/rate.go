@@ -54,14 +54,6 @@ func (h *Handle) addSampleLocked(s sample) {
 	h.nsamples = min(h.nsamples+1, len(h.samples))
 }
 
-// blockSizeLocked is the size to ask the store for: one Sample period of
-// consumption at the current rate, clamped to [MinBlock, MaxBlock].
-func (h *Handle) blockSizeLocked(now time.Time) int64 {
-	o := &h.c.opts
-	n := int64(h.rateLocked(now) * o.Sample.Seconds())
-	return min(max(n, o.MinBlock), o.MaxBlock)
-}
-
 // tick records a rate sample and adjusts the threshold.
 func (h *Handle) tick(now time.Time) {
 	h.mu.Lock()
@@ -71,6 +63,7 @@ func (h *Handle) tick(now time.Time) {
 	}
 	o := &h.c.opts
 	h.addSampleLocked(sample{at: now, served: h.servedLocked()})
+	h.relaxLocked(now)
 	h.rate = h.rateLocked(now)
 	h.thresh = max(int64(h.rate*o.Buffer.Seconds()), o.MinThreshold)
 	b := h.active.Load()

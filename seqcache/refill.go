@@ -5,9 +5,12 @@ package seqcache
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // startRefillLocked starts the refill goroutine unless one is running: at
@@ -23,12 +26,13 @@ func (h *Handle) startRefillLocked() {
 }
 
 // needLocked reports whether another block is wanted: a standby block is
-// always kept, and enough values to last the buffer. Callers waiting in Next
+// always kept, and no fewer values than the threshold (as the trigger
+// counts: a refill is due once fewer are left). Callers waiting in Next
 // are not counted: a block on standby is theirs as soon as they run, and a
 // refill that kept asking until they did would reserve block after block
 // from a fast store.
 func (h *Handle) needLocked() bool {
-	return h.standbyN == 0 || h.depthLocked() <= h.thresh
+	return h.standbyN == 0 || h.depthLocked() < h.thresh
 }
 
 // refill reserves blocks until the handle has enough cached, retrying
@@ -64,12 +68,19 @@ func (h *Handle) refill(done chan struct{}) {
 		}
 		h.lastErr = err
 		var wasted int64
+		throttled := err != nil && errors.Is(err, sequence.ErrThrottled)
 		if err != nil {
 			h.storeErrors++
+			if throttled {
+				h.throttled++
+				h.throttledLocked(now)
+			}
 		} else {
+			h.sizing.raised = false
 			h.reservations++
 			h.reserved += b.Count
 			if gen == h.gen {
+				h.observeLocked(b, now)
 				h.standby = append(h.standby, b)
 				h.standbyN += b.Count
 				h.setTriggerLocked(h.active.Load())
@@ -99,6 +110,13 @@ func (h *Handle) refill(done chan struct{}) {
 			continue
 		}
 		wait := backoff/2 + rand.N(backoff/2+1)
+		if throttled {
+			// Back-pressure: wait longer, and anywhere in the interval (full
+			// jitter), so that the processes throttled together do not all
+			// come back together.
+			backoff = max(backoff, minThrottledBackoff)
+			wait = time.Millisecond + rand.N(backoff)
+		}
 		backoff = min(2*backoff, maxBackoff)
 		t := time.NewTimer(wait)
 		select {

@@ -30,6 +30,13 @@ var (
 	// ErrDailyLimit: the sequence handed out every value its daily limit
 	// allows this UTC day (SQLSTATE 54000); the limit resets at midnight UTC.
 	ErrDailyLimit = errors.New("sequence daily limit reached")
+	// ErrThrottled: the store refused a request for want of capacity
+	// (DynamoDB's ThrottlingException or ProvisionedThroughputExceededException,
+	// a busy SQLite file, PostgreSQL's lock_not_available 55P03). It is
+	// transient, and a cache takes it as back-pressure: it asks the store less
+	// often. Stores mark such errors with [Throttled]; they are not *Error
+	// values.
+	ErrThrottled = errors.New("store throttled the request")
 )
 
 // SQLSTATE codes of sequence errors, PostgreSQL's own.
@@ -129,8 +136,24 @@ type misconfigured struct{ err error }
 func (e *misconfigured) Error() string   { return e.err.Error() }
 func (e *misconfigured) Unwrap() []error { return []error{ErrMisconfigured, e.err} }
 
+// Throttled marks err, a store error, as the store refusing a request for
+// want of capacity: errors.Is(result, [ErrThrottled]) holds, errors.Is and
+// errors.As still reach err's own chain, and the message is err's,
+// unchanged. Throttled(nil) is nil.
+func Throttled(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &throttled{err}
+}
+
+type throttled struct{ err error }
+
+func (e *throttled) Error() string   { return e.err.Error() }
+func (e *throttled) Unwrap() []error { return []error{ErrThrottled, e.err} }
+
 // IsTransient reports whether err may go away by itself (a timeout, a
-// throttled or unreachable store, a lost compare-and-set race), as opposed to
+// throttled ([ErrThrottled]) or unreachable store, a lost compare-and-set race), as opposed to
 // a definitive answer such as ErrNotFound, ErrLimit or ErrDailyLimit (which
 // lasts until midnight UTC: retrying sooner cannot succeed), or a
 // configuration error ([ErrMisconfigured]), which waiting does not fix either.

@@ -32,7 +32,34 @@ func (s *Store) wrap(op, name string, err error) error {
 			return sequence.Misconfigured(fmt.Errorf("sqlstore: %s: %s %s: %w", what, s.where, problem, err))
 		}
 	}
+	if throttled(err) {
+		return sequence.Throttled(fmt.Errorf("sqlstore: %s: %s: %w", what, s.where, err))
+	}
 	return fmt.Errorf("sqlstore: %s: %s: %w", what, s.where, err)
+}
+
+// SQLite's primary result codes of a file another connection holds.
+const (
+	sqliteBusy   = 5
+	sqliteLocked = 6
+)
+
+// throttled reports whether err is the database refusing a request for want
+// of capacity, which a cache takes as back-pressure
+// ([sequence.ErrThrottled]): SQLite busy or locked (its error has a Code
+// method, modernc.org/sqlite's *Error: the low byte is the primary code), or
+// PostgreSQL's lock_not_available (55P03: a lock_timeout passed).
+func throttled(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "55P03"
+	}
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		c := coded.Code() & 0xff
+		return c == sqliteBusy || c == sqliteLocked
+	}
+	return false
 }
 
 // explainSQLite explains the errors of a SQLite database a caller opened
