@@ -34,11 +34,15 @@ const (
 )
 
 // tableSet is one load of the store's column defaults. It is immutable
-// once published, but for columns.
+// once published, but for stale and columns.
 type tableSet struct {
 	tables  map[string]*rewrite.TableDefaults // canonical table name → its defaults (Columns nil)
 	version uint64                            // distinct for every load that changed tables
-	loaded  time.Time
+
+	// stale is set by a timer defaultsTTL after the load (retryDefaults
+	// after a failed first one): a flag rather than a clock read, which
+	// would cost every INSERT more than the rest of this check.
+	stale atomic.Bool
 
 	mu      sync.Mutex          // guards columns
 	columns map[string][]string // table → its columns in order, as read from the database
@@ -62,11 +66,14 @@ func (e *Engine) tableSet(ctx context.Context) (*tableSet, error) {
 			// Statements go as they are (an INSERT that needed a default
 			// fails in the database, NOT NULL) until a load succeeds: a
 			// store outage must not fail the INSERTs of every table.
-			e.defaults.set.CompareAndSwap(nil, &tableSet{loaded: time.Now().Add(retryDefaults - defaultsTTL)})
+			failed := &tableSet{}
+			if e.defaults.set.CompareAndSwap(nil, failed) {
+				failed.expire(retryDefaults)
+			}
 			return nil, nil
 		}
 		ts = e.defaults.set.Load()
-	} else if time.Since(ts.loaded) > defaultsTTL && e.defaults.loading.CompareAndSwap(false, true) {
+	} else if ts.stale.Load() && e.defaults.loading.CompareAndSwap(false, true) {
 		go func() {
 			defer e.defaults.loading.Store(false)
 			ctx, cancel := context.WithTimeout(context.Background(), defaultsTimeout)
@@ -105,8 +112,17 @@ func (e *Engine) loadDefaults(ctx context.Context) error {
 		e.defaults.version++
 		version = e.defaults.version
 	}
-	e.defaults.set.Store(&tableSet{tables: tables, version: version, loaded: time.Now()})
+	ts := &tableSet{tables: tables, version: version}
+	ts.expire(defaultsTTL)
+	e.defaults.set.Store(ts)
 	return nil
+}
+
+// expire marks ts stale after d. The timer holds no goroutine until it
+// fires, and only sets the flag: the next statement that looks reads the
+// store again.
+func (ts *tableSet) expire(d time.Duration) {
+	time.AfterFunc(d, func() { ts.stale.Store(true) })
 }
 
 // forgetDefaults makes the next statement that may need the column
@@ -246,7 +262,7 @@ func (ts *tableSet) overlay(defs map[string][]sequence.ColumnDefault, dropped ma
 	}
 	out := &tableSet{tables: map[string]*rewrite.TableDefaults{}}
 	if ts != nil {
-		out.version, out.loaded = ts.version, ts.loaded
+		out.version = ts.version
 		for name, t := range ts.tables {
 			var keep []rewrite.ColumnSequence
 			for _, c := range t.Defaults {
