@@ -95,6 +95,7 @@ type Prepared struct {
 	pathErr error              // an unqualified name after a change of the search_path
 	session bool               // rewrite.MaySessionStatement: SET search_path, DROP SCHEMA, …
 	local   bool               // only Local statements: nothing reaches the database
+	injects bool               // rewrite.MayInject: its text is made again when column defaults change
 }
 
 // NumParams is the number of parameters of the SQL as written: parameters
@@ -123,6 +124,9 @@ const maxPlans = 256
 // with the error converted and the transaction aborted ([Session.Fail]); the
 // Prepared is returned with it.
 func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) {
+	if p := s.plans[query]; p != nil && !p.injects {
+		return s.planned(ctx, p) // seen before, and no INSERT to write defaults into
+	}
 	text := query // what is planned: query with its column defaults written out
 	if rewrite.MayInject(s.eng.dialect, query) {
 		var err error
@@ -148,13 +152,19 @@ func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) 
 		if s.plans == nil {
 			s.plans = make(map[string]*Prepared)
 		}
-		p = &Prepared{plan: pl, query: query, text: text, local: allLocal(pl)}
+		p = &Prepared{plan: pl, query: query, text: text, local: allLocal(pl), injects: rewrite.MayInject(s.eng.dialect, query)}
 		if s.cat != nil {
 			p.path, p.pathErr = pathBefore(pl)
 			p.session = rewrite.MaySessionStatement(s.eng.dialect, query)
 		}
 		s.plans[query] = p
 	}
+	return s.planned(ctx, p)
+}
+
+// planned is Plan's end for a planned text.
+func (s *Session[A]) planned(ctx context.Context, p *Prepared) (*Prepared, error) {
+	query := p.query
 	if p.session && s.cat != nil {
 		// A planned text may be one too: DROP is a trigger word (OWNED BY).
 		if err := s.sessionStatement(ctx, query); err != nil {
