@@ -19,15 +19,7 @@ type conn struct {
 	sess   *engine.Session[namedArgs]
 	argBuf []driver.NamedValue // arguments of a rewritten Exec, reused
 
-	// The inner connection's optional interfaces, looked up once.
-	execer    driver.ExecerContext
-	queryer   driver.QueryerContext
-	preparer  driver.ConnPrepareContext
-	beginner  driver.ConnBeginTx
-	pinger    driver.Pinger
-	checker   driver.NamedValueChecker
-	resetter  driver.SessionResetter
-	validator driver.Validator
+	innerIfaces // the inner connection's optional interfaces
 
 	ownConnector bool // opened by Driver.Open: Close closes the Connector too
 
@@ -51,14 +43,7 @@ var (
 
 func newConn(c *Connector, eng *engine.Engine, inner driver.Conn) *conn {
 	cn := &conn{c: c, inner: inner}
-	cn.execer, _ = inner.(driver.ExecerContext)
-	cn.queryer, _ = inner.(driver.QueryerContext)
-	cn.preparer, _ = inner.(driver.ConnPrepareContext)
-	cn.beginner, _ = inner.(driver.ConnBeginTx)
-	cn.pinger, _ = inner.(driver.Pinger)
-	cn.checker, _ = inner.(driver.NamedValueChecker)
-	cn.resetter, _ = inner.(driver.SessionResetter)
-	cn.validator, _ = inner.(driver.Validator)
+	cn.innerIfaces = lookupIfaces(inner)
 	// With pgx inside, the engine sees the session's transaction status.
 	var db engine.Conn
 	if pc, ok := inner.(interface{ Conn() *pgx.Conn }); ok && eng.Dialect() == rewrite.Postgres {
@@ -202,39 +187,4 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		return rows, nil
 	}
 	return c.queryPlan(ctx, p, args)
-}
-
-// Ping forwards to the inner connection, if it can ping.
-func (c *conn) Ping(ctx context.Context) error {
-	if c.pinger == nil {
-		return nil
-	}
-	return c.pinger.Ping(ctx)
-}
-
-// CheckNamedValue forwards to the inner connection, so arguments reach it
-// exactly as they would without seqshim (pgx accepts any value, including
-// its own option arguments such as pgx.QueryExecMode).
-func (c *conn) CheckNamedValue(nv *driver.NamedValue) error {
-	if c.checker == nil {
-		return driver.ErrSkip // database/sql's default conversion
-	}
-	return c.checker.CheckNamedValue(nv)
-}
-
-// ResetSession forwards to the inner connection. currval and lastval are
-// kept: they belong to the physical session, which the pool reuses as is.
-func (c *conn) ResetSession(ctx context.Context) error {
-	if c.resetter == nil {
-		return nil
-	}
-	return c.resetter.ResetSession(ctx)
-}
-
-// IsValid forwards to the inner connection, if it can tell.
-func (c *conn) IsValid() bool {
-	if c.validator == nil {
-		return true
-	}
-	return c.validator.IsValid()
 }

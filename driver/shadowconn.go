@@ -20,15 +20,7 @@ type shadowConn struct {
 	shadow  *Shadow
 	c       *Connector
 
-	// The inner connection's optional interfaces, looked up once.
-	execer    driver.ExecerContext
-	queryer   driver.QueryerContext
-	preparer  driver.ConnPrepareContext
-	beginner  driver.ConnBeginTx
-	pinger    driver.Pinger
-	checker   driver.NamedValueChecker
-	resetter  driver.SessionResetter
-	validator driver.Validator
+	innerIfaces // the inner connection's optional interfaces
 
 	ownConnector bool // opened by Driver.Open: Close closes the Connector too
 }
@@ -48,14 +40,7 @@ var (
 
 func newShadowConn(c *Connector, sh *Shadow, inner driver.Conn) *shadowConn {
 	sc := &shadowConn{inner: inner, planner: c.planner, shadow: sh, c: c}
-	sc.execer, _ = inner.(driver.ExecerContext)
-	sc.queryer, _ = inner.(driver.QueryerContext)
-	sc.preparer, _ = inner.(driver.ConnPrepareContext)
-	sc.beginner, _ = inner.(driver.ConnBeginTx)
-	sc.pinger, _ = inner.(driver.Pinger)
-	sc.checker, _ = inner.(driver.NamedValueChecker)
-	sc.resetter, _ = inner.(driver.SessionResetter)
-	sc.validator, _ = inner.(driver.Validator)
+	sc.innerIfaces = lookupIfaces(inner)
 	return sc
 }
 
@@ -251,38 +236,6 @@ func (c *shadowConn) QueryContext(ctx context.Context, query string, args []driv
 		c.count(c.plan(query), args)
 	}
 	return rows, err
-}
-
-// Ping forwards to the inner connection, if it can ping.
-func (c *shadowConn) Ping(ctx context.Context) error {
-	if c.pinger == nil {
-		return nil
-	}
-	return c.pinger.Ping(ctx)
-}
-
-// CheckNamedValue forwards to the inner connection.
-func (c *shadowConn) CheckNamedValue(nv *driver.NamedValue) error {
-	if c.checker == nil {
-		return driver.ErrSkip
-	}
-	return c.checker.CheckNamedValue(nv)
-}
-
-// ResetSession forwards to the inner connection.
-func (c *shadowConn) ResetSession(ctx context.Context) error {
-	if c.resetter == nil {
-		return nil
-	}
-	return c.resetter.ResetSession(ctx)
-}
-
-// IsValid forwards to the inner connection.
-func (c *shadowConn) IsValid() bool {
-	if c.validator == nil {
-		return true
-	}
-	return c.validator.IsValid()
 }
 
 // shadowStmt is an inner prepared statement whose executions count its
