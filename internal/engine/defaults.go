@@ -60,6 +60,16 @@ type defaults struct {
 // when stale: synchronously the first time, in the background afterwards.
 // It returns nil when the store has no column defaults at all.
 func (e *Engine) tableSet(ctx context.Context) (*tableSet, error) {
+	if ts := e.loadedSet(ctx); ts != nil && len(ts.tables) > 0 {
+		return ts, nil
+	}
+	return nil, nil
+}
+
+// loadedSet is tableSet's load: the set as loaded, with no tables when the
+// store has no column defaults or could not be read; nil only when a load
+// raced with another's failure.
+func (e *Engine) loadedSet(ctx context.Context) *tableSet {
 	ts := e.defaults.set.Load()
 	if ts == nil {
 		if err := e.loadDefaults(ctx); err != nil {
@@ -70,10 +80,10 @@ func (e *Engine) tableSet(ctx context.Context) (*tableSet, error) {
 			if e.defaults.set.CompareAndSwap(nil, failed) {
 				failed.expire(retryDefaults)
 			}
-			return nil, nil
 		}
-		ts = e.defaults.set.Load()
-	} else if ts.stale.Load() && e.defaults.loading.CompareAndSwap(false, true) {
+		return e.defaults.set.Load()
+	}
+	if ts.stale.Load() && e.defaults.loading.CompareAndSwap(false, true) {
 		go func() {
 			defer e.defaults.loading.Store(false)
 			ctx, cancel := context.WithTimeout(context.Background(), defaultsTimeout)
@@ -81,10 +91,7 @@ func (e *Engine) tableSet(ctx context.Context) (*tableSet, error) {
 			_ = e.loadDefaults(ctx) // kept as it was: the next statement tries again
 		}()
 	}
-	if len(ts.tables) == 0 {
-		return nil, nil
-	}
-	return ts, nil
+	return ts
 }
 
 // loadDefaults reads every sequence's column defaults from the store.
@@ -147,56 +154,54 @@ func sameTables(a, b map[string]*rewrite.TableDefaults) bool {
 	return true
 }
 
-// injected is a text with its column defaults written out, as a session
-// memoises it.
-type injected struct {
-	text    string // what to plan
-	version uint64 // tableSet.version it was made with
-	pathGen uint64 // the session's path generation it was made with
+// sameDefaults reports whether p's text, made with column defaults written
+// out, is still what the session would make of its query: made outside a
+// transaction with column DDL of its own, with the column defaults and the
+// search_path as they are.
+func (s *Session[A]) sameDefaults(ctx context.Context, p *Prepared) bool {
+	if !p.memo || s.tx != nil || p.pathGen != s.path.changes {
+		return false
+	}
+	return s.eng.defaultsVersion(ctx) == p.version
 }
 
-// maxInjected bounds a session's memo of injected texts.
-const maxInjected = 256
+// defaultsVersion returns the version of the store's column defaults the
+// engine has, loading them as tableSet does.
+func (e *Engine) defaultsVersion(ctx context.Context) uint64 {
+	if ts := e.loadedSet(ctx); ts != nil {
+		return ts.version
+	}
+	return 0
+}
 
 // inject returns query with the store-backed column defaults of its
-// INSERTs written out, or query itself. A text is injected once per
-// session and per version of the column defaults and of the search_path.
-func (s *Session[A]) inject(ctx context.Context, query string) (string, error) {
-	ts, err := s.eng.tableSet(ctx)
-	if err != nil {
-		return query, err
-	}
-	if s.tx != nil {
-		// The transaction's own column DDL, not in the store yet: no memo.
-		ts = ts.overlay(s.heldDefaults())
-		if ts == nil {
-			return query, nil
+// INSERTs written out, or query itself, with the version of the column
+// defaults it was made with; memo is false when the text holds the
+// transaction's own column DDL, not in the store yet, and may be kept only
+// for this statement.
+func (s *Session[A]) inject(ctx context.Context, query string) (text string, version uint64, memo bool, err error) {
+	ts := s.eng.loadedSet(ctx)
+	if ts != nil {
+		version = ts.version
+		if len(ts.tables) == 0 {
+			ts = nil
 		}
-		out, _, err := rewrite.InjectDefaults(s.eng.dialect, query, func(table string, unqualified, columns bool) (*rewrite.TableDefaults, error) {
-			return s.tableDefaults(ctx, ts, table, unqualified, columns)
-		})
-		return out, err
+	}
+	memo = true
+	if s.tx != nil {
+		ts = ts.overlay(s.heldDefaults())
+		memo = false
 	}
 	if ts == nil {
-		return query, nil
+		return query, version, memo, nil
 	}
-	if m, ok := s.injects[query]; ok && m.version == ts.version && m.pathGen == s.path.changes {
-		return m.text, nil
-	}
-	out, _, err := rewrite.InjectDefaults(s.eng.dialect, query, func(table string, unqualified, columns bool) (*rewrite.TableDefaults, error) {
+	text, _, err = rewrite.InjectDefaults(s.eng.dialect, query, func(table string, unqualified, columns bool) (*rewrite.TableDefaults, error) {
 		return s.tableDefaults(ctx, ts, table, unqualified, columns)
 	})
 	if err != nil {
-		return "", err
+		return "", 0, false, err
 	}
-	if len(s.injects) >= maxInjected {
-		clear(s.injects)
-	}
-	if s.injects == nil {
-		s.injects = make(map[string]injected)
-	}
-	s.injects[query] = injected{text: out, version: ts.version, pathGen: s.path.changes}
-	return out, nil
+	return text, version, memo, nil
 }
 
 // tableDefaults returns the column defaults of table, resolving an

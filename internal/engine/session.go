@@ -48,8 +48,7 @@ type Session[A Args] struct {
 
 	pendingDrop schemaDrop // store sequences to drop after the database ran a DROP SCHEMA
 
-	plans      map[string]*Prepared // texts with sequence work seen here
-	injects    map[string]injected  // texts with store-backed column defaults written out
+	plans      map[string]*Prepared // texts seen here, and what they need
 	lastHandle *seqcache.Handle     // cache handle of the last nextval
 	scratch    [4]int64             // call values of one statement
 	sqlBuf     []byte               // rendering buffer, reused
@@ -96,6 +95,14 @@ type Prepared struct {
 	session bool               // rewrite.MaySessionStatement: SET search_path, DROP SCHEMA, …
 	local   bool               // only Local statements: nothing reaches the database
 	injects bool               // rewrite.MayInject: its text is made again when column defaults change
+
+	// For an injecting text: text was made with version of the store's
+	// column defaults and the session's path generation pathGen; memo is
+	// false when it was made inside a transaction with column DDL of its
+	// own, and then made again at every use.
+	memo    bool
+	version uint64
+	pathGen uint64
 }
 
 // NumParams is the number of parameters of the SQL as written: parameters
@@ -113,53 +120,89 @@ func (s *Session[A]) sessionStatement(ctx context.Context, query string) error {
 }
 
 // maxPlans bounds a session's memo of plans.
-const maxPlans = 256
+const maxPlans = 1024
 
 // Plan returns what query needs, nil when it goes to the database as it is.
-// A text without a trigger word costs one allocation-free scan; a text seen
-// before in this session, one map lookup without a lock; others are planned
-// by the engine's shared, locked plan cache.
+// A text seen before in this session costs one map lookup without a lock
+// (and, for an INSERT, a look at the version of the store's column
+// defaults); others are scanned once for trigger words, and those with one
+// planned by the engine's shared, locked plan cache.
 //
 // A text with a rejected statement fails, as with any error of the engine,
 // with the error converted and the transaction aborted ([Session.Fail]); the
 // Prepared is returned with it.
 func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) {
-	if p := s.plans[query]; p != nil && !p.injects {
-		return s.planned(ctx, p) // seen before, and no INSERT to write defaults into
-	}
-	text := query // what is planned: query with its column defaults written out
-	if rewrite.MayInject(s.eng.dialect, query) {
+	p := s.plans[query]
+	if p == nil || p.injects && !s.sameDefaults(ctx, p) {
 		var err error
-		if text, err = s.inject(ctx, query); err != nil {
-			return nil, s.Fail(ctx, err)
+		if p, err = s.prepare(ctx, query, p); err != nil {
+			return nil, err
 		}
 	}
-	if !rewrite.HasTrigger(text) {
+	if p.plan == nil {
 		s.heardFrom()
-		if s.cat != nil && rewrite.MaySessionStatement(s.eng.dialect, query) {
+		if p.session && s.cat != nil {
 			if err := s.sessionStatement(ctx, query); err != nil {
 				return nil, err
 			}
 		}
 		return nil, nil
 	}
-	p := s.plans[query]
-	if p == nil || p.text != text {
+	return s.planned(ctx, p)
+}
+
+// passThrough is what the session keeps for a text that goes to the
+// database as it is, needs no column defaults written out and changes no
+// session state: one value shared by all of them.
+var passThrough = &Prepared{}
+
+// prepare makes what [Session.Plan] keeps for query: its text with the
+// store's column defaults written out, planned if a trigger word is left
+// in it. old is what was kept before, reused when the text came out the
+// same.
+func (s *Session[A]) prepare(ctx context.Context, query string, old *Prepared) (*Prepared, error) {
+	text := query // what is planned: query with its column defaults written out
+	injects := rewrite.MayInject(s.eng.dialect, query)
+	var version uint64
+	memo := true
+	if injects {
+		var err error
+		if text, version, memo, err = s.inject(ctx, query); err != nil {
+			return nil, s.Fail(ctx, err)
+		}
+	}
+	if old != nil && old.text == text {
+		if memo {
+			old.memo, old.version, old.pathGen = true, version, s.path.changes
+		}
+		return old, nil
+	}
+	session := s.cat != nil && rewrite.MaySessionStatement(s.eng.dialect, query)
+	var p *Prepared
+	switch {
+	case rewrite.HasTrigger(text):
 		pl, _ := s.eng.planner.Plan(text)
-		if len(s.plans) >= maxPlans {
-			clear(s.plans)
-		}
-		if s.plans == nil {
-			s.plans = make(map[string]*Prepared)
-		}
-		p = &Prepared{plan: pl, query: query, text: text, local: allLocal(pl), injects: rewrite.MayInject(s.eng.dialect, query)}
+		p = &Prepared{plan: pl, local: allLocal(pl)}
 		if s.cat != nil {
 			p.path, p.pathErr = pathBefore(pl)
-			p.session = rewrite.MaySessionStatement(s.eng.dialect, query)
 		}
-		s.plans[query] = p
+	case !injects && !session:
+		p = passThrough
+	default:
+		p = &Prepared{}
 	}
-	return s.planned(ctx, p)
+	if p != passThrough {
+		p.query, p.text, p.session, p.injects = query, text, session, injects
+		p.memo, p.version, p.pathGen = memo, version, s.path.changes
+	}
+	if len(s.plans) >= maxPlans {
+		clear(s.plans)
+	}
+	if s.plans == nil {
+		s.plans = make(map[string]*Prepared)
+	}
+	s.plans[query] = p
+	return p, nil
 }
 
 // planned is Plan's end for a planned text.

@@ -184,7 +184,7 @@ func (s *Session[A]) statementText(ctx context.Context, st *rewrite.Statement) (
 	text := st.Text
 	if rewrite.MayInject(s.eng.dialect, text) {
 		var err error
-		if text, err = s.inject(ctx, text); err != nil {
+		if text, _, _, err = s.inject(ctx, text); err != nil {
 			return "", err
 		}
 	}
