@@ -78,9 +78,9 @@ type Handle struct {
 	// block received carried it (sequence.Block.Policy): its non-zero
 	// fields override Options for this handle (see limitsLocked). Zero
 	// until a block arrives.
-	policy   sequence.Policy
-	trouble  trouble       // the store failing, callers without a value: see logs.go
-	sizing   sizing        // the span and the ramp: see sizing.go
+	policy  sequence.Policy
+	trouble trouble // the store failing, callers without a value: see logs.go
+	sizing  sizing  // the span and the ramp: see sizing.go
 
 	// counters
 	reservations, reserved, waits, storeErrors, released, wasted, throttled int64

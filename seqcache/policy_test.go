@@ -114,7 +114,7 @@ func TestPolicyChangesBlockSizes(t *testing.T) {
 // from the block that carries it; the bounds clamp each other as documented.
 func TestPolicyLimits(t *testing.T) {
 	store := newFakeStore()
-	c := New(store, func(o *Options) { o.MinBlock, o.MaxBlock, o.Buffer = 100, 1000, 10 * time.Second })
+	c := New(store, func(o *Options) { o.MinBlock, o.MaxBlock, o.Buffer = 100, 1000, 10*time.Second })
 	defer c.Close()
 	h := c.Handle("s")
 	for _, tt := range []struct {
