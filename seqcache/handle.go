@@ -74,13 +74,13 @@ type Handle struct {
 	first    time.Time     // when the first block became active
 	rate     float64       // values per second over the window, as of the last sample
 	thresh   int64         // refill threshold: max(rate × buffer, MinThreshold), buffer as limitsLocked says
+	trouble  trouble       // the store failing, callers without a value: see logs.go
+	sizing   sizing        // the span and the ramp: see sizing.go
 	// policy is the store's cache policy for the sequence, as the last
 	// block received carried it (sequence.Block.Policy): its non-zero
 	// fields override Options for this handle (see limitsLocked). Zero
 	// until a block arrives.
-	policy  sequence.Policy
-	trouble trouble // the store failing, callers without a value: see logs.go
-	sizing  sizing  // the span and the ramp: see sizing.go
+	policy sequence.Policy
 
 	// counters
 	reservations, reserved, waits, storeErrors, released, wasted, throttled int64
