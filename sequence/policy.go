@@ -106,6 +106,14 @@ type PolicyClauses struct {
 	Revalidate *time.Duration
 }
 
+// Check validates the fields given on their own, as [Policy.Validate] does
+// (MinBlock against MaxBlock only when both are given): what a caller can
+// refuse before it reads the stored policy. [Clauses.Alter] validates the
+// whole resulting policy.
+func (c PolicyClauses) Check() error {
+	return c.apply(Policy{}).Validate()
+}
+
 // apply returns p with the clauses' fields replaced.
 func (c *PolicyClauses) apply(p Policy) Policy {
 	if c == nil {
