@@ -3,6 +3,7 @@ package dynamostore
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -14,8 +15,9 @@ import (
 	"github.com/seqshim/seqshim/sequence"
 )
 
-// attrFrom marks an item created by a Rename of the named key until the
-// rename has deleted the old item, so an interrupted rename can be resumed.
+// attrFrom marks an item created by a Rename with the key it was renamed
+// from, until its next rename: an interrupted rename can be resumed, and
+// one repeated after it completed recognised as done.
 const attrFrom = "from"
 
 // Create implements sequence.Admin: a PutItem that fails with
@@ -105,6 +107,12 @@ func (s *Store) Alter(ctx context.Context, name string, c sequence.Clauses) (seq
 			update += ", #dlimit = :dlimit"
 			values[":dlimit"] = num(spec.DailyLimit)
 		}
+		for _, a := range policyAttrs(spec.Policy) {
+			if a.v != 0 {
+				update += ", #" + a.name + " = :" + a.name
+				values[":"+a.name] = num(a.v)
+			}
+		}
 		update += " ADD #ver :one"
 		// The day's usage (uday, uused) stays whatever the limit becomes.
 		var remove []string
@@ -116,6 +124,11 @@ func (s *Store) Alter(ctx context.Context, name string, c sequence.Clauses) (seq
 		}
 		if spec.DailyLimit == 0 {
 			remove = append(remove, "#dlimit")
+		}
+		for _, a := range policyAttrs(spec.Policy) {
+			if a.v == 0 {
+				remove = append(remove, "#"+a.name)
+			}
 		}
 		if len(remove) > 0 {
 			update += " REMOVE " + strings.Join(remove, ", ")
@@ -234,7 +247,9 @@ func (s *Store) List(ctx context.Context) ([]sequence.Info, error) {
 //  3. delete the old item.
 //
 // Between the steps neither name serves values. If the caller dies or the
-// network fails after step 1, repeating the same Rename completes it.
+// network fails after step 1, repeating the same Rename completes it; one
+// repeated after it completed (the old item gone, the new one carrying the
+// old key in its from attribute) succeeds without writing.
 func (s *Store) Rename(ctx context.Context, name, newName string) error {
 	if name == newName {
 		return sequence.ExistsError(newName)
@@ -247,6 +262,12 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 			return nil, s.wrap("rename", name, err)
 		}
 		if item == nil {
+			// Done already? The new item says which key it came from.
+			if other, err := s.getRaw(ctx, newKey); err != nil {
+				return nil, s.wrap("rename", name, err)
+			} else if from, _ := other[attrFrom].(*types.AttributeValueMemberS); from != nil && from.Value == oldKey {
+				return nil, errRenamed
+			}
 			return nil, sequence.NotFoundError(name)
 		}
 		r, err := decode(name, item)
@@ -276,6 +297,9 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 		}
 		return out.Attributes, nil
 	})
+	if errors.Is(err, errRenamed) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -324,13 +348,13 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 	if err != nil && !conditionFailed(err) { // already deleted by a concurrent resume
 		return s.wrap("rename", name, err)
 	}
-	// The marker has done its job; a failure to remove it is harmless (it
-	// only matters to a resumed rename of the same old item, which is gone).
-	update := "REMOVE #from"
-	cond = "#from = :old"
-	_, _ = s.updateItem(ctx, newKey, update, cond, map[string]types.AttributeValue{":old": str(oldKey)}, types.ReturnValueNone)
+	// The marker (from) stays on the new item: a repeat of this rename finds
+	// the old key gone and the new item from it, and succeeds.
 	return nil
 }
+
+// errRenamed ends Rename's first step when the rename was completed before.
+var errRenamed = errors.New("renamed already")
 
 // unfence lifts a Rename's fence; the version bump makes every Store re-read.
 func (s *Store) unfence(ctx context.Context, oldKey, newName string) error {

@@ -48,8 +48,15 @@
 //	uday     N     the UTC day (sequence.Day) uused counts; absent until a
 //	               reservation under a daily limit
 //	uused    N     values reserved on uday under the daily limit
+//	pbuf     N     cache policy: buffer in milliseconds (sequence.Policy.Buffer;
+//	               absent for the process default)
+//	pminb    N     cache policy: min block (absent for the process default)
+//	pmaxb    N     cache policy: max block (absent for the process default)
+//	preval   N     cache policy: revalidate interval in milliseconds (absent for
+//	               the process default)
 //	moved    S     only while a Rename is in progress: the new name (fenced)
-//	from     S     only while a Rename is in progress: the old key, on the new item
+//	from     S     on an item made by a Rename: the old key, until the item's
+//	               next rename (a repeated rename finds it and succeeds)
 //
 // Every write names the attributes through #placeholders (several are
 // DynamoDB reserved words) and is conditional; none needs transactions.
@@ -94,7 +101,8 @@
 //     exist, so a process that had it cached gets sequence.ErrNotFound
 //     ("relation ... does not exist"), never a restart from zero.
 //   - Spec changes ([Store.Alter], [Store.SetVal]) bump the version, so they
-//     take effect at the next reservation of every process.
+//     take effect at the next reservation of every process; so does a cache
+//     policy (sequence.Spec.Policy), which every block returned carries.
 //   - [Store.Release] hands an unused tail back only if nobody reserved after
 //     it: the item must be exactly as this Store's last reservation left it
 //     (incarnation, version, reservation count) and sequence.Spec.Release
@@ -115,10 +123,12 @@
 //   - [Store.Rename] takes three single-item writes (DynamoDB Local and
 //     dynalite lack transactions): fence the old item, create the new one,
 //     delete the old. Between them neither name serves values; if it is
-//     interrupted, repeating the same rename completes it.
-//   - [Store.List] scans the whole table (filtering on the prefix); it is
-//     meant for administration, and its IAM permission cannot be confined to
-//     a prefix.
+//     interrupted, repeating the same rename completes it, and repeating it
+//     after it completed succeeds (the new item records its old key).
+//   - [Store.List] scans the whole table (filtering on the prefix), page by
+//     page (following LastEvaluatedKey past DynamoDB's 1 MB per response); it
+//     is meant for administration, and its IAM permission cannot be confined
+//     to a prefix.
 //   - One item takes every reservation of its sequence; DynamoDB limits the
 //     write rate of one item (about 1,000 writes per second). A seqcache.Cache
 //     sizes blocks from the observed rate so each process writes about once a

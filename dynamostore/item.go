@@ -36,7 +36,28 @@ const (
 	attrLimit   = "dlimit"   // N: daily limit (sequence.Spec.DailyLimit); absent for none
 	attrUDay    = "uday"     // N: the UTC day (sequence.Day) uused counts; absent until a reservation under a limit
 	attrUUsed   = "uused"    // N: values reserved on uday under a daily limit (sequence.Info.DayUsage)
+	attrPBuf    = "pbuf"     // N: cache policy buffer, milliseconds (sequence.Policy.Buffer); absent for the default
+	attrPMinB   = "pminb"    // N: cache policy min block (sequence.Policy.MinBlock); absent for the default
+	attrPMaxB   = "pmaxb"    // N: cache policy max block (sequence.Policy.MaxBlock); absent for the default
+	attrPReval  = "preval"   // N: cache policy revalidate interval, milliseconds; absent for the default
 )
+
+// policyAttrs are the cache policy's attributes with their values in p:
+// milliseconds for durations, 0 for a field not set (attribute absent).
+func policyAttrs(p sequence.Policy) []struct {
+	name string
+	v    int64
+} {
+	return []struct {
+		name string
+		v    int64
+	}{
+		{attrPBuf, p.Buffer.Milliseconds()},
+		{attrPMinB, p.MinBlock},
+		{attrPMaxB, p.MaxBlock},
+		{attrPReval, p.Revalidate.Milliseconds()},
+	}
+}
 
 // record is a decoded item.
 type record struct {
@@ -89,6 +110,11 @@ func putSpec(m map[string]types.AttributeValue, spec sequence.Spec) {
 	if spec.DailyLimit > 0 {
 		m[attrLimit] = num(spec.DailyLimit)
 	}
+	for _, a := range policyAttrs(spec.Policy) {
+		if a.v != 0 {
+			m[a.name] = num(a.v)
+		}
+	}
 }
 
 func putPos(m map[string]types.AttributeValue, pos sequence.Position) {
@@ -129,6 +155,18 @@ func decode(name string, item map[string]types.AttributeValue) (record, error) {
 	}
 	if _, ok := item[attrLimit]; ok {
 		r.info.Spec.DailyLimit = d.int(attrLimit)
+	}
+	opt := func(attr string) int64 {
+		if _, ok := item[attr]; ok {
+			return d.int(attr)
+		}
+		return 0
+	}
+	r.info.Spec.Policy = sequence.Policy{
+		Buffer:     time.Duration(opt(attrPBuf)) * time.Millisecond,
+		MinBlock:   opt(attrPMinB),
+		MaxBlock:   opt(attrPMaxB),
+		Revalidate: time.Duration(opt(attrPReval)) * time.Millisecond,
 	}
 	if _, ok := item[attrUDay]; ok {
 		r.info.DayUsage = sequence.Usage{Day: sequence.Day(d.int(attrUDay)), Used: d.int(attrUUsed)}

@@ -17,8 +17,9 @@ import (
 type Store struct {
 	now func() time.Time // written once by New: the store's clock
 
-	mu   sync.Mutex                // guards seqs and the Infos it points to
+	mu   sync.Mutex                // guards seqs, the Infos it points to, and from
 	seqs map[string]*sequence.Info // Spec.Defaults is the store's own copy, never a caller's
+	from map[string]string         // per sequence renamed: the name its last Rename took it from
 }
 
 // Options configure a Store made by [New]. The zero value is usable.
@@ -43,7 +44,7 @@ func New(optFns ...func(*Options)) *Store {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Store{now: o.Now, seqs: make(map[string]*sequence.Info)}
+	return &Store{now: o.Now, seqs: make(map[string]*sequence.Info), from: make(map[string]string)}
 }
 
 // Scheme is the URL scheme of in-process stores.
@@ -134,6 +135,7 @@ func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos
 	}
 	spec.Defaults = slices.Clone(spec.Defaults)
 	s.seqs[name] = &sequence.Info{Name: name, Spec: spec, Position: pos, Version: 1}
+	delete(s.from, name)
 	return nil
 }
 
@@ -169,19 +171,30 @@ func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled b
 	return copyOf(info), nil
 }
 
-// Rename implements [sequence.Admin].
+// Rename implements [sequence.Admin]. A Rename repeated after it completed
+// (name gone, newName renamed from it and not renamed since) succeeds and
+// changes nothing.
 func (s *Store) Rename(ctx context.Context, name, newName string) error {
-	info, err := s.lock(ctx, name)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
+	s.mu.Lock()
 	defer s.mu.Unlock()
+	info := s.seqs[name]
+	if info == nil {
+		if name != newName && s.seqs[newName] != nil && s.from[newName] == name {
+			return nil
+		}
+		return sequence.NotFoundError(name)
+	}
 	if s.seqs[newName] != nil {
 		return sequence.ExistsError(newName)
 	}
 	delete(s.seqs, name)
+	delete(s.from, name)
 	info.Name = newName
 	s.seqs[newName] = info
+	s.from[newName] = name
 	return nil
 }
 
@@ -196,6 +209,7 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 		return sequence.NotFoundError(name)
 	}
 	delete(s.seqs, name)
+	delete(s.from, name)
 	return nil
 }
 

@@ -89,6 +89,15 @@
 // throttled calls. A fleet that keeps its throttled spans loses more values
 // when its processes die: up to a block and the buffer each.
 //
+// A sequence's cache policy in the store ([sequence.Policy]: seqctl alter
+// --buffer, --min-block, --max-block) overrides Options.Buffer, MinBlock and
+// MaxBlock for that sequence: every block carries the policy as the store
+// held it ([sequence.Block.Policy]), and the handle applies it as the block
+// arrives, so the threshold and the next block asked for follow it, in every
+// process, from its next reservation and without a restart. A zero field
+// keeps the Option; where a policy bound and an Option bound cross, the
+// policy's wins. [Handle.Policy] returns the policy in force.
+//
 // # Metrics
 //
 // The cache reports to Options.MeterProvider through the OpenTelemetry

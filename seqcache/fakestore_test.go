@@ -125,3 +125,11 @@ func mustSpec(t testing.TB, c sequence.Clauses) sequence.Spec {
 	}
 	return s
 }
+
+// setPolicy changes the cache policy stored with the sequence, as an Alter
+// would: blocks reserved from then on carry it.
+func (f *fakeStore) setPolicy(name string, p sequence.Policy) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seqs[name].spec.Policy = p
+}

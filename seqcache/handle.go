@@ -73,9 +73,14 @@ type Handle struct {
 	ringNext int           // where the next sample goes
 	first    time.Time     // when the first block became active
 	rate     float64       // values per second over the window, as of the last sample
-	thresh   int64         // refill threshold: max(rate × Buffer, MinThreshold)
+	thresh   int64         // refill threshold: max(rate × buffer, MinThreshold), buffer as limitsLocked says
 	trouble  trouble       // the store failing, callers without a value: see logs.go
 	sizing   sizing        // the span and the ramp: see sizing.go
+	// policy is the store's cache policy for the sequence, as the last
+	// block received carried it (sequence.Block.Policy): its non-zero
+	// fields override Options for this handle (see limitsLocked). Zero
+	// until a block arrives.
+	policy sequence.Policy
 
 	// counters
 	reservations, reserved, waits, storeErrors, released, wasted, throttled int64
@@ -252,6 +257,15 @@ func (h *Handle) depthLocked() int64 {
 func (h *Handle) servedLocked() int64 {
 	b := h.active.Load()
 	return h.retired + min(b.next.Load(), b.Count)
+}
+
+// Policy returns the store's cache policy for the sequence as of the last
+// block received ([sequence.Block.Policy]); zero before the first. Its
+// non-zero fields override the cache's Options for this sequence.
+func (h *Handle) Policy() sequence.Policy {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.policy
 }
 
 // Stats returns the handle's counters.

@@ -54,6 +54,13 @@ func (h *Handle) addSampleLocked(s sample) {
 	h.nsamples = min(h.nsamples+1, len(h.samples))
 }
 
+// setThreshLocked sets the refill threshold from the rate: max(rate ×
+// buffer, MinThreshold), with the buffer in force (limitsLocked).
+func (h *Handle) setThreshLocked() {
+	buffer, _, _ := h.limitsLocked()
+	h.thresh = max(int64(h.rate*buffer.Seconds()), h.c.opts.MinThreshold)
+}
+
 // tick records a rate sample and adjusts the threshold.
 func (h *Handle) tick(now time.Time) {
 	h.mu.Lock()
@@ -61,11 +68,10 @@ func (h *Handle) tick(now time.Time) {
 	if h.closed || h.first.IsZero() {
 		return
 	}
-	o := &h.c.opts
 	h.addSampleLocked(sample{at: now, served: h.servedLocked()})
 	h.relaxLocked(now)
 	h.rate = h.rateLocked(now)
-	h.thresh = max(int64(h.rate*o.Buffer.Seconds()), o.MinThreshold)
+	h.setThreshLocked()
 	b := h.active.Load()
 	h.setTriggerLocked(b)
 	if h.needLocked() && h.lastErr == nil {

@@ -77,6 +77,7 @@ func (h *Handle) refill(done chan struct{}) {
 			}
 		} else {
 			h.sizing.raised = false
+			h.applyPolicyLocked(b.Policy)
 			h.reservations++
 			h.reserved += b.Count
 			if gen == h.gen {

@@ -124,10 +124,51 @@ func (h *Handle) noteUsedUpLocked(b *block, now time.Time) {
 	s.usedN, s.usedIn, s.usedAt = b.Count, max(now.Sub(b.activated), minUseTime), now
 }
 
+// limitsLocked returns the buffer and the block bounds in force for the
+// handle: the store's cache policy for the sequence (h.policy) where it sets
+// them, the cache's Options elsewhere. When the two mix into bounds that
+// cross, the one the policy set wins (a policy MinBlock above
+// Options.MaxBlock raises the maximum to it).
+func (h *Handle) limitsLocked() (buffer time.Duration, minBlock, maxBlock int64) {
+	o, p := &h.c.opts, h.policy
+	buffer, minBlock, maxBlock = o.Buffer, o.MinBlock, o.MaxBlock
+	if p.Buffer > 0 {
+		buffer = p.Buffer
+	}
+	if p.MinBlock > 0 {
+		minBlock = p.MinBlock
+	}
+	if p.MaxBlock > 0 {
+		maxBlock = p.MaxBlock
+	}
+	if maxBlock < minBlock {
+		if p.MaxBlock > 0 {
+			minBlock = maxBlock
+		} else {
+			maxBlock = minBlock
+		}
+	}
+	return buffer, minBlock, maxBlock
+}
+
+// applyPolicyLocked takes the policy a block just received carried: from
+// now on the threshold and the size of the blocks asked for follow it.
+func (h *Handle) applyPolicyLocked(p sequence.Policy) {
+	if p == h.policy {
+		return
+	}
+	old := h.policy
+	h.policy = p
+	if p.Buffer != old.Buffer {
+		h.setThreshLocked()
+	}
+}
+
 // blockSizeLocked is the size to ask the store for: a span of consumption
 // at the rate measured over the window, or 1/fleetWrites s of the fleet's
 // consumption if that is more, times a random factor in
-// [jitterLow, jitterHigh), clamped to [MinBlock, MaxBlock]. While the rate
+// [jitterLow, jitterHigh), clamped to [MinBlock, MaxBlock] (the policy's,
+// where it sets them: see limitsLocked). While the rate
 // of the last block used up (within the window) is higher — a process
 // starting, or drawing faster than its window knows — a block covers
 // min(span, rampAge × the time since the first block) at that rate instead.
@@ -144,9 +185,10 @@ func (h *Handle) blockSizeLocked(now time.Time) int64 {
 		covered = max(covered, (s.others+h.rate)/fleetWrites)
 	}
 	want := covered * (jitterLow + rand.Float64()*(jitterHigh-jitterLow))
-	n := o.MaxBlock
-	if want < float64(o.MaxBlock) {
-		n = min(max(int64(want), o.MinBlock), o.MaxBlock)
+	_, minBlock, maxBlock := h.limitsLocked()
+	n := maxBlock
+	if want < float64(maxBlock) {
+		n = min(max(int64(want), minBlock), maxBlock)
 	}
 	return n
 }

@@ -9,6 +9,12 @@ type Block struct {
 	First int64
 	Step  int64
 	Count int64
+	// Policy is the sequence's cache policy as stored when the block was
+	// reserved ([Spec.Policy]): [Spec.Reserve] copies it from the spec, so
+	// every store returns the current policy with every block and a cache
+	// picks a change up at its next reservation. Block arithmetic ignores
+	// it ([Block.Tail] drops it).
+	Policy Policy
 }
 
 // Value returns the i-th value of the block, 0 <= i < Count.
@@ -98,7 +104,7 @@ func (s Spec) Reserve(name string, pos Position, n int64) (Block, Position, erro
 	if more := dist / step; more < uint64(n-1) {
 		count = int64(more) + 1
 	}
-	b := Block{First: first, Step: inc, Count: count}
+	b := Block{First: first, Step: inc, Count: count, Policy: s.Policy}
 	return b, Position{Last: b.Last(), Called: true}, nil
 }
 

@@ -27,6 +27,12 @@
 // truncating the block that reaches the limit and refusing the next with
 // [DailyLimitError] (SQLSTATE 54000) until midnight UTC.
 //
+// A sequence may also carry a cache [Policy] ([Spec.Policy]: buffer, block
+// bounds, revalidate interval; not SQL either): [Spec.Reserve] copies it into
+// every [Block], so each store returns the current policy with each block and
+// a cache applies it from its next reservation, overriding its own defaults
+// for that sequence. [Clauses.Policy] changes it field by field.
+//
 // # Stores
 //
 // A store keeps one position per sequence and implements [Reserver] (blocks),

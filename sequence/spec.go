@@ -79,6 +79,11 @@ type Spec struct {
 	// (seqctl alter --daily-limit), enforced by the store at each
 	// reservation (see [Spec.ReserveAt]).
 	DailyLimit int64
+	// Policy is the sequence's cache policy (seqctl alter --buffer,
+	// --min-block, --max-block, --revalidate): it overrides the process
+	// defaults of every cache serving the sequence from the next block it
+	// receives ([Block.Policy]). The zero value overrides nothing. Not SQL.
+	Policy Policy
 }
 
 // DefaultSpec is CREATE SEQUENCE with no options: bigint, 1, 2, 3, ...
@@ -118,7 +123,7 @@ func (s Spec) Validate() error {
 	if s.DailyLimit < 0 {
 		return dailyLimitInvalid(s.DailyLimit)
 	}
-	return nil
+	return s.Policy.Validate()
 }
 
 func dailyLimitInvalid(v int64) *Error {
@@ -163,6 +168,10 @@ type Clauses struct {
 	// DailyLimit replaces Spec.DailyLimit (0: no limit); nil keeps it. Not
 	// SQL: seqctl sets it for --daily-limit.
 	DailyLimit *int64
+	// Policy changes the fields of Spec.Policy it sets; nil keeps the
+	// policy. Not SQL: seqctl sets it for --buffer, --min-block,
+	// --max-block and --revalidate.
+	Policy *PolicyClauses
 }
 
 // Int64 returns a pointer to v, for filling in Clauses.
@@ -309,6 +318,17 @@ func (c Clauses) apply(s Spec, pos Position, isInit bool) (Spec, Position, error
 	} else if isInit {
 		s.DailyLimit = 0
 	}
+
+	if isInit {
+		s.Policy = Policy{}
+	}
+	if c.Policy != nil {
+		p := c.Policy.apply(s.Policy)
+		if err := p.Validate(); err != nil {
+			return s, pos, err
+		}
+		s.Policy = p
+	}
 	return s, pos, nil
 }
 
@@ -332,10 +352,10 @@ func (s Spec) String() string {
 		s.Type, s.Increment, s.Min, s.Max, s.Start, s.Cache, cycle)
 }
 
-// Equal reports whether s and o are the same definition, column defaults
-// and daily limit included.
+// Equal reports whether s and o are the same definition, column defaults,
+// daily limit and cache policy included.
 func (s Spec) Equal(o Spec) bool {
 	return s.Type == o.Type && s.Increment == o.Increment && s.Min == o.Min && s.Max == o.Max &&
 		s.Start == o.Start && s.Cache == o.Cache && s.Cycle == o.Cycle && s.OwnedBy == o.OwnedBy &&
-		slices.Equal(s.Defaults, o.Defaults) && s.DailyLimit == o.DailyLimit
+		slices.Equal(s.Defaults, o.Defaults) && s.DailyLimit == o.DailyLimit && s.Policy == o.Policy
 }

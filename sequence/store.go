@@ -73,6 +73,8 @@ type Admin interface {
 	// reservations and returns the result. Clauses.DailyLimit sets or
 	// removes the daily limit; the day's usage (Info.DayUsage) is kept, so
 	// lowering a limit below what the day used stops reservations at once.
+	// Clauses.Policy changes the cache policy, which every Reserve returns
+	// from then on ([Block.Policy]).
 	Alter(ctx context.Context, name string, c Clauses) (Info, error)
 	// Rename gives the sequence a new name, keeping spec and position
 	// (ALTER SEQUENCE ... RENAME TO). ErrNotFound, or ErrExists for newName.

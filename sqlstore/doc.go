@@ -19,8 +19,10 @@
 // or [New] wraps a *sql.DB the program already has. The table (default
 // [DefaultTable], or [Options.Table], or the URL parameter table=) is created
 // on first use with CREATE TABLE IF NOT EXISTS: one row per sequence, holding
-// its name, spec (with OWNED BY, the column defaults and the daily limit), position (last
-// value, is_called), version and burn-rate counters. A table made by an
+// its name, spec (with OWNED BY, the column defaults, the daily limit and
+// the cache policy), position (last value, is_called), version, burn-rate
+// counters and the name its last rename took it from (renamed_from, so that
+// a repeated rename is recognised as done). A table made by an
 // earlier version gets the columns it lacks (ALTER TABLE ... ADD COLUMN) the
 // first time a Store uses it; its rows are kept.
 //

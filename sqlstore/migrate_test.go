@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/sequence"
@@ -54,11 +55,25 @@ var oldTables = []struct {
 		row:     `INSERT INTO $T VALUES ('old', 'bigint', 1, 1, 9223372036854775807, 1, 1, 0, 5, 1, 1, 0, 0, 0, 'db/1/2/3', '')`,
 		ownedBy: "db/1/2/3",
 	},
+	{
+		name: "before cache policies",
+		create: `CREATE TABLE $T (
+	name TEXT NOT NULL PRIMARY KEY, seq_type TEXT NOT NULL, increment_by BIGINT NOT NULL,
+	min_value BIGINT NOT NULL, max_value BIGINT NOT NULL, start_value BIGINT NOT NULL,
+	cache_size BIGINT NOT NULL, is_cycle BIGINT NOT NULL, last_value BIGINT NOT NULL,
+	is_called BIGINT NOT NULL, version BIGINT NOT NULL, reservations BIGINT NOT NULL,
+	values_reserved BIGINT NOT NULL, last_reserved BIGINT NOT NULL,
+	owned_by TEXT NOT NULL DEFAULT '', defaults TEXT NOT NULL DEFAULT '',
+	daily_limit BIGINT NOT NULL DEFAULT 0, usage_day BIGINT NOT NULL DEFAULT 0, day_used BIGINT NOT NULL DEFAULT 0)`,
+		row:     `INSERT INTO $T VALUES ('old', 'bigint', 1, 1, 9223372036854775807, 1, 1, 0, 5, 1, 1, 0, 0, 0, 'db/1/2/3', '', 0, 0, 0)`,
+		ownedBy: "db/1/2/3",
+	},
 }
 
 // TestMigrate opens a store on a table made by an earlier version: the
 // missing columns are added, the rows kept, and OWNED BY and column defaults
-// stored from then on; a second store on the migrated table opens as is.
+// stored from then on, and so are cache policies and rename records; a
+// second store on the migrated table opens as is.
 func TestMigrate(t *testing.T) {
 	dialects := []struct {
 		name string
@@ -92,17 +107,19 @@ func TestMigrate(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Describe of a row made %s: %v", old.name, err)
 				}
-				if info.Position.Last != 5 || info.Spec.OwnedBy != old.ownedBy || info.Spec.Defaults != nil || info.Spec.DailyLimit != 0 {
+				if info.Position.Last != 5 || info.Spec.OwnedBy != old.ownedBy || info.Spec.Defaults != nil || info.Spec.DailyLimit != 0 ||
+					!info.Spec.Policy.IsZero() {
 					t.Errorf("old row: %+v", info)
 				}
 				spec, pos, _ := sequence.Clauses{Defaults: &defaults}.Create()
 				spec.OwnedBy = "db/1/2/4"
 				spec.DailyLimit = 42
+				spec.Policy = sequence.Policy{Buffer: 30 * time.Second, MinBlock: 10, MaxBlock: 20, Revalidate: 5 * time.Second}
 				if err := st.Create(ctx, "new", spec, pos); err != nil {
 					t.Fatal(err)
 				}
 				if info, err := st.Describe(ctx, "new"); err != nil || !info.Spec.Equal(spec) {
-					t.Errorf("Describe(new) = %+v, %v; want OwnedBy, Defaults and DailyLimit kept", info.Spec, err)
+					t.Errorf("Describe(new) = %+v, %v; want OwnedBy, Defaults, DailyLimit and Policy kept", info.Spec, err)
 				}
 				if b, err := st.Reserve(ctx, "old", 100); err != nil || b.First != 6 {
 					t.Errorf("Reserve(old) = %+v, %v", b, err)
@@ -113,6 +130,19 @@ func TestMigrate(t *testing.T) {
 				if info, err := st.Alter(ctx, "old", sequence.Clauses{Defaults: &defaults}); err != nil ||
 					!slices.Equal(info.Spec.Defaults, defaults) || info.Spec.OwnedBy != old.ownedBy {
 					t.Errorf("Alter(old, defaults) = %+v, %v", info.Spec, err)
+				}
+
+				if info, err := st.Alter(ctx, "old", sequence.Clauses{Policy: &sequence.PolicyClauses{MaxBlock: sequence.Int64(9)}}); err != nil ||
+					info.Spec.Policy != (sequence.Policy{MaxBlock: 9}) {
+					t.Errorf("Alter(old, policy) = %+v, %v", info.Spec, err)
+				}
+				if b, err := st.Reserve(ctx, "old", 1); err != nil || b.Policy != (sequence.Policy{MaxBlock: 9}) {
+					t.Errorf("Reserve(old) after the policy = %+v, %v", b, err)
+				}
+				for i := range 2 { // the second is a repeat of a completed rename
+					if err := st.Rename(ctx, "new", "renamed"); err != nil {
+						t.Errorf("Rename #%d on a migrated table: %v", i+1, err)
+					}
 				}
 
 				// The table is up to date now: another store uses it as is.

@@ -121,7 +121,7 @@ func (s *Store) Table() string { return s.table }
 
 // queries are the statements of one dialect and table, built once.
 type queries struct {
-	create, sel, selLock, list, insert, update, rename, drop string
+	create, sel, selLock, list, insert, update, rename, renamed, drop string
 	// added are the columns a table made by an older version lacks, in the
 	// order they were introduced, with the ALTER TABLE that adds each.
 	added []addedColumn
@@ -132,7 +132,7 @@ type addedColumn struct{ name, add string }
 
 const columns = `name, seq_type, increment_by, min_value, max_value, start_value, cache_size, is_cycle,
 	last_value, is_called, version, reservations, values_reserved, last_reserved, owned_by, defaults,
-	daily_limit, usage_day, day_used`
+	daily_limit, usage_day, day_used, policy_buffer_ms, policy_min_block, policy_max_block, policy_revalidate_ms`
 
 func makeQueries(d Dialect, table string) queries {
 	// Every column is a 64-bit integer but the name and type, so one DDL
@@ -157,7 +157,12 @@ func makeQueries(d Dialect, table string) queries {
 	defaults TEXT NOT NULL DEFAULT '',
 	daily_limit BIGINT NOT NULL DEFAULT 0,
 	usage_day BIGINT NOT NULL DEFAULT 0,
-	day_used BIGINT NOT NULL DEFAULT 0
+	day_used BIGINT NOT NULL DEFAULT 0,
+	policy_buffer_ms BIGINT NOT NULL DEFAULT 0,
+	policy_min_block BIGINT NOT NULL DEFAULT 0,
+	policy_max_block BIGINT NOT NULL DEFAULT 0,
+	policy_revalidate_ms BIGINT NOT NULL DEFAULT 0,
+	renamed_from TEXT NOT NULL DEFAULT ''
 )`,
 		added: []addedColumn{
 			{"owned_by", `ALTER TABLE ` + table + ` ADD COLUMN owned_by TEXT NOT NULL DEFAULT ''`},
@@ -165,15 +170,22 @@ func makeQueries(d Dialect, table string) queries {
 			{"daily_limit", `ALTER TABLE ` + table + ` ADD COLUMN daily_limit BIGINT NOT NULL DEFAULT 0`},
 			{"usage_day", `ALTER TABLE ` + table + ` ADD COLUMN usage_day BIGINT NOT NULL DEFAULT 0`},
 			{"day_used", `ALTER TABLE ` + table + ` ADD COLUMN day_used BIGINT NOT NULL DEFAULT 0`},
+			{"policy_buffer_ms", `ALTER TABLE ` + table + ` ADD COLUMN policy_buffer_ms BIGINT NOT NULL DEFAULT 0`},
+			{"policy_min_block", `ALTER TABLE ` + table + ` ADD COLUMN policy_min_block BIGINT NOT NULL DEFAULT 0`},
+			{"policy_max_block", `ALTER TABLE ` + table + ` ADD COLUMN policy_max_block BIGINT NOT NULL DEFAULT 0`},
+			{"policy_revalidate_ms", `ALTER TABLE ` + table + ` ADD COLUMN policy_revalidate_ms BIGINT NOT NULL DEFAULT 0`},
+			{"renamed_from", `ALTER TABLE ` + table + ` ADD COLUMN renamed_from TEXT NOT NULL DEFAULT ''`},
 		},
 		sel:    `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
 		list:   `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
-		insert: `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		insert: `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
 		update: `UPDATE ` + table + ` SET seq_type = ?, increment_by = ?, min_value = ?, max_value = ?, start_value = ?,
 	cache_size = ?, is_cycle = ?, last_value = ?, is_called = ?, version = ?, reservations = ?, values_reserved = ?,
-	last_reserved = ?, owned_by = ?, defaults = ?, daily_limit = ?, usage_day = ?, day_used = ? WHERE name = ?`,
-		rename: `UPDATE ` + table + ` SET name = ? WHERE name = ?`,
-		drop:   `DELETE FROM ` + table + ` WHERE name = ?`,
+	last_reserved = ?, owned_by = ?, defaults = ?, daily_limit = ?, usage_day = ?, day_used = ?,
+	policy_buffer_ms = ?, policy_min_block = ?, policy_max_block = ?, policy_revalidate_ms = ? WHERE name = ?`,
+		rename:  `UPDATE ` + table + ` SET name = ?, renamed_from = ? WHERE name = ?`,
+		renamed: `SELECT renamed_from FROM ` + table + ` WHERE name = ?`,
+		drop:    `DELETE FROM ` + table + ` WHERE name = ?`,
 	}
 	q.selLock = q.sel
 	if d == Postgres {
@@ -181,7 +193,7 @@ func makeQueries(d Dialect, table string) queries {
 		// dynamostore list, whatever the database's collation.
 		q.selLock += ` FOR UPDATE`
 		q.list = `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name COLLATE "C"`
-		for _, p := range []*string{&q.sel, &q.selLock, &q.list, &q.insert, &q.update, &q.rename, &q.drop} {
+		for _, p := range []*string{&q.sel, &q.selLock, &q.list, &q.insert, &q.update, &q.rename, &q.renamed, &q.drop} {
 			*p = numberPlaceholders(*p)
 		}
 	}
@@ -242,11 +254,13 @@ func scanInfo(sc scanner) (sequence.Info, error) {
 		info                     sequence.Info
 		typ, defaults            string
 		cycle, called, lastNanos int64
+		bufferMS, revalidateMS   int64
 	)
 	err := sc.Scan(&info.Name, &typ, &info.Spec.Increment, &info.Spec.Min, &info.Spec.Max, &info.Spec.Start,
 		&info.Spec.Cache, &cycle, &info.Position.Last, &called, &info.Version, &info.Reservations,
 		&info.ValuesReserved, &lastNanos, &info.Spec.OwnedBy, &defaults,
-		&info.Spec.DailyLimit, &info.DayUsage.Day, &info.DayUsage.Used)
+		&info.Spec.DailyLimit, &info.DayUsage.Day, &info.DayUsage.Used,
+		&bufferMS, &info.Spec.Policy.MinBlock, &info.Spec.Policy.MaxBlock, &revalidateMS)
 	if err != nil {
 		return info, err
 	}
@@ -258,6 +272,8 @@ func scanInfo(sc scanner) (sequence.Info, error) {
 		return info, fmt.Errorf("sqlstore: bad defaults in row %s: %w", info.Name, err)
 	}
 	info.Spec.Type = t
+	info.Spec.Policy.Buffer = time.Duration(bufferMS) * time.Millisecond
+	info.Spec.Policy.Revalidate = time.Duration(revalidateMS) * time.Millisecond
 	info.Spec.Cycle = cycle != 0
 	info.Position.Called = called != 0
 	if lastNanos != 0 {
@@ -286,7 +302,8 @@ func (s *Store) update(ctx context.Context, tx *sql.Tx, info *sequence.Info) err
 	_, err := tx.ExecContext(ctx, s.q.update, sp.Type.String(), sp.Increment, sp.Min, sp.Max, sp.Start,
 		sp.Cache, b2i(sp.Cycle), info.Position.Last, b2i(info.Position.Called), info.Version,
 		info.Reservations, info.ValuesReserved, nanos(info.LastReserved), sp.OwnedBy,
-		sequence.EncodeDefaults(sp.Defaults), sp.DailyLimit, int64(info.DayUsage.Day), info.DayUsage.Used, info.Name)
+		sequence.EncodeDefaults(sp.Defaults), sp.DailyLimit, int64(info.DayUsage.Day), info.DayUsage.Used,
+		sp.Policy.Buffer.Milliseconds(), sp.Policy.MinBlock, sp.Policy.MaxBlock, sp.Policy.Revalidate.Milliseconds(), info.Name)
 	return err
 }
 
@@ -393,7 +410,8 @@ func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos
 	return s.wrap("create", name, s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q.insert, name, spec.Type.String(), spec.Increment, spec.Min, spec.Max,
 			spec.Start, spec.Cache, b2i(spec.Cycle), pos.Last, b2i(pos.Called), 1, 0, 0, 0, spec.OwnedBy,
-			sequence.EncodeDefaults(spec.Defaults), spec.DailyLimit, 0, 0)
+			sequence.EncodeDefaults(spec.Defaults), spec.DailyLimit, 0, 0,
+			spec.Policy.Buffer.Milliseconds(), spec.Policy.MinBlock, spec.Policy.MaxBlock, spec.Policy.Revalidate.Milliseconds())
 		if err != nil {
 			return err
 		}
@@ -444,10 +462,19 @@ func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled b
 	return out, nil
 }
 
-// Rename implements [sequence.Admin].
+// Rename implements [sequence.Admin]. The renamed row records the name it
+// had (column renamed_from, until its next rename), so that a Rename
+// repeated after it completed, name gone and newName renamed from it,
+// succeeds without changing anything.
 func (s *Store) Rename(ctx context.Context, name, newName string) error {
 	return s.wrap("rename", name, s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := scanInfo(tx.QueryRowContext(ctx, s.q.selLock, name)); errors.Is(err, sql.ErrNoRows) {
+			var from string
+			if err := tx.QueryRowContext(ctx, s.q.renamed, newName).Scan(&from); err == nil && from == name && name != newName {
+				return errNoChange // done before
+			} else if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
 			return sequence.NotFoundError(name)
 		} else if err != nil {
 			return err
@@ -459,7 +486,7 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 		}
 		// A concurrent create of newName makes this fail on the primary
 		// key: an error, never two rows or a lost sequence.
-		_, err := tx.ExecContext(ctx, s.q.rename, newName, name)
+		_, err := tx.ExecContext(ctx, s.q.rename, newName, name, name)
 		return err
 	}))
 }

@@ -35,13 +35,16 @@ naming the counter, the limit and when it resets) until midnight UTC.
 while a limit is set; changing the limit keeps the day's count, so lowering
 it below what the day used stops reservations at once. Values already in a
 process's cache are still served.
+` + cachePolicyDoc + `
 
 examples:
   seqctl alter orders_seq --maxvalue 1000000000
   seqctl alter orders_seq --restart=5000
   seqctl alter orders_seq --rename-to order_no
   seqctl alter orders_seq --default orders.id:by-default --no-default old_orders.id
-  seqctl alter orders_seq --daily-limit 5000000`
+  seqctl alter orders_seq --daily-limit 5000000
+  seqctl alter orders_seq --buffer 30s --min-block 1000 --max-block 100000 --revalidate 5s
+  seqctl alter orders_seq --buffer 0   # back to each process's own buffer`
 
 func (a *app) cmdAlter(ctx context.Context, args []string) error {
 	fs := a.flagSet("alter", "NAME [flags]", alterDoc)
@@ -96,8 +99,9 @@ func (a *app) cmdAlter(ctx context.Context, args []string) error {
 	if a.output == "json" {
 		return writeJSON(a.stdout, toJSON(info))
 	}
-	_, err = fmt.Fprintf(a.stdout, "altered %s: %s; next value %s%s%s\n", name, info.Spec, fmtNext(info),
-		fmtDefaultsSuffix(info.Spec.Defaults, !edit.empty()), fmtDailyLimitSuffix(info.Spec, c.DailyLimit != nil))
+	_, err = fmt.Fprintf(a.stdout, "altered %s: %s; next value %s%s%s%s\n", name, info.Spec, fmtNext(info),
+		fmtDefaultsSuffix(info.Spec.Defaults, !edit.empty()), fmtDailyLimitSuffix(info.Spec, c.DailyLimit != nil),
+		fmtCachePolicySuffix(info.Spec.Policy, c.Policy != nil))
 	return err
 }
 

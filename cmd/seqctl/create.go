@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/seqshim/seqshim/sequence"
 )
@@ -28,6 +29,9 @@ counter has is refused.
 --daily-limit N gives the counter a daily budget: the store hands out at most
 N values per UTC day, over every process (see 'seqctl alter --help').
 
+--buffer, --min-block, --max-block and --revalidate give it a cache policy
+that overrides each process's settings for it (see 'seqctl alter --help').
+
 examples:
   seqctl create orders_seq
   seqctl create app.invoice_no --start 1000 --increment 10
@@ -43,10 +47,12 @@ type specFlags struct {
 	noMinValue, noMaxValue  bool
 	cycle, noCycle          bool
 	restart                 restartFlag
-	defaults, noDefault     columnFlag // --default, --no-default
-	noDefaults              bool       // --no-defaults
-	dailyLimit              int64      // --daily-limit
-	noDailyLimit            bool       // --no-daily-limit
+	defaults, noDefault     columnFlag    // --default, --no-default
+	noDefaults              bool          // --no-defaults
+	dailyLimit              int64         // --daily-limit
+	noDailyLimit            bool          // --no-daily-limit
+	buffer, revalidate      time.Duration // --buffer, --revalidate
+	minBlock, maxBlock      int64         // --min-block, --max-block
 }
 
 // restartFlag is --restart (go back to START) or --restart=N.
@@ -99,6 +105,7 @@ func (f *specFlags) register(fs *flag.FlagSet, alter bool) {
 	}
 	f.registerDefaults(fs, alter)
 	f.registerDailyLimit(fs, alter)
+	f.registerCachePolicy(fs)
 }
 
 // clauses turns the flags that were given into CREATE/ALTER options; flags
@@ -144,6 +151,9 @@ func (f *specFlags) clauses(fs *flag.FlagSet) (sequence.Clauses, error) {
 	}
 	c.Restart = f.restart.on
 	c.RestartAt = f.restart.at
+	if err := f.cachePolicyClause(set, &c); err != nil {
+		return c, err
+	}
 	return c, f.dailyLimitClause(set, &c)
 }
 
@@ -205,7 +215,7 @@ func (a *app) cmdCreate(ctx context.Context, args []string) error {
 	if existed {
 		verb = "exists already, left as it is:"
 	}
-	_, err = fmt.Fprintf(a.stdout, "%s %s: %s; next value %s%s%s\n", verb, name, info.Spec, fmtNext(info),
-		fmtDefaultsSuffix(info.Spec.Defaults, false), fmtDailyLimitSuffix(info.Spec, false))
+	_, err = fmt.Fprintf(a.stdout, "%s %s: %s; next value %s%s%s%s\n", verb, name, info.Spec, fmtNext(info),
+		fmtDefaultsSuffix(info.Spec.Defaults, false), fmtDailyLimitSuffix(info.Spec, false), fmtCachePolicySuffix(info.Spec.Policy, false))
 	return err
 }

@@ -24,6 +24,12 @@
 // day, over every process; show, list and -o json print it with the day's
 // count, and next exits 5 when it is reached.
 //
+// A counter can have a cache policy (create and alter --buffer D,
+// --min-block N, --max-block N, --revalidate D; 0 resets one to each
+// process's default): every process serving the counter applies it from its
+// next reservation, without a restart; show, list and -o json
+// (cache_policy) print it.
+//
 // check, for cron jobs, Kubernetes probes and alerting, measures each
 // counter's burn per day, runway to its limit and time since its last
 // reservation, and exits 6 when --min-runway, --max-burn-per-day or --stale

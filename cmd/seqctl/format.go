@@ -39,6 +39,9 @@ type counterJSON struct {
 	// under it (null: none yet).
 	DailyLimit *int64     `json:"daily_limit"`
 	DailyUsage *usageJSON `json:"daily_usage"`
+	// CachePolicy is the counter's cache policy, the settings made only
+	// (null: none, each process's defaults).
+	CachePolicy *cachePolicyJSON `json:"cache_policy"`
 }
 
 func toJSON(info sequence.Info) counterJSON {
@@ -67,6 +70,7 @@ func toJSON(info sequence.Info) counterJSON {
 		c.LastReserved = &t
 	}
 	c.DailyLimit, c.DailyUsage = dailyJSON(info)
+	c.CachePolicy = policyJSON(info.Spec.Policy)
 	return c
 }
 
@@ -130,6 +134,7 @@ func writeCounter(tw *tabwriter.Writer, info sequence.Info, now time.Time) {
 	fmt.Fprintf(tw, "values reserved:\t%d\n", info.ValuesReserved)
 	fmt.Fprintf(tw, "last reservation:\t%s\n", fmtLastReserved(info.LastReserved, now))
 	fmt.Fprintf(tw, "daily limit:\t%s\n", fmtDailyLimit(info, now))
+	fmt.Fprintf(tw, "cache policy:\t%s\n", fmtCachePolicy(info.Spec.Policy))
 }
 
 func limitName(s sequence.Spec) string {

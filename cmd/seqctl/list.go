@@ -9,7 +9,7 @@ const listDoc = `
 Lists every counter of the store, ordered by name: type, increment, bounds,
 the next value, cycle, the reservation counters (values reserved in blocks by
 all processes, and when the last block was taken), the daily limit with the
-values used of it today (UTC), and the table columns
+values used of it today (UTC), the cache policy, and the table columns
 whose default draws from the counter (the first, and how many more: 'seqctl
 show NAME' lists them all).`
 
@@ -42,7 +42,7 @@ func (a *app) cmdList(ctx context.Context, args []string) error {
 	}
 	now := a.now()
 	tw := newTable(a.stdout)
-	fmt.Fprintln(tw, "NAME\tTYPE\tINCREMENT\tMINVALUE\tMAXVALUE\tNEXT\tCYCLE\tRESERVED\tLAST RESERVATION\tDAILY LIMIT\tCOLUMN DEFAULTS")
+	fmt.Fprintln(tw, "NAME\tTYPE\tINCREMENT\tMINVALUE\tMAXVALUE\tNEXT\tCYCLE\tRESERVED\tLAST RESERVATION\tDAILY LIMIT\tCACHE POLICY\tCOLUMN DEFAULTS")
 	for _, info := range infos {
 		s := info.Spec
 		last := "never"
@@ -53,9 +53,9 @@ func (a *app) cmdList(ctx context.Context, args []string) error {
 		if v, ok := nextValue(info); ok {
 			next = fmt.Sprint(v)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%t\t%d\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%t\t%d\t%s\t%s\t%s\t%s\n",
 			info.Name, s.Type, s.Increment, s.Min, s.Max, next, s.Cycle, info.ValuesReserved, last,
-			fmtDailyLimitShort(info, now), fmtDefaultsShort(s.Defaults))
+			fmtDailyLimitShort(info, now), fmtCachePolicyShort(s.Policy), fmtDefaultsShort(s.Defaults))
 	}
 	return tw.Flush()
 }

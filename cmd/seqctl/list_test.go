@@ -41,7 +41,7 @@ func TestList(t *testing.T) {
 		if len(rows) != 5 {
 			t.Fatalf("list: %q", rows)
 		}
-		if !strings.HasSuffix(rows[0], "LAST RESERVATION  DAILY LIMIT  COLUMN DEFAULTS") {
+		if !strings.HasSuffix(rows[0], "LAST RESERVATION  DAILY LIMIT  CACHE POLICY  COLUMN DEFAULTS") {
 			t.Errorf("list header: %q", rows[0])
 		}
 		// The last column: the first column default and how many more.

@@ -110,9 +110,22 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			// The new name is in the schema of the sequence renamed.
 			schema, _ := sequence.SplitName(name)
 			to := sequence.FormatName(schema, sequence.RelName(d.RenameTo))
-			if kind, err := s.relkind(ctx, to); err != nil {
+			kind, err := s.relkind(ctx, to)
+			if err != nil {
 				return err
-			} else if kind != 0 {
+			}
+			if kind == 0 {
+				// A store sequence of that name: the store's Rename would
+				// take a rename already done (name gone, to renamed from it)
+				// as success, but in SQL renaming onto an existing name
+				// always fails: 42P07, or 42P01 when name is missing.
+				if _, err := st.Describe(ctx, to); err == nil {
+					kind = 'S'
+				} else if !errors.Is(err, sequence.ErrNotFound) {
+					return s.eng.storeErr(err)
+				}
+			}
+			if kind != 0 {
 				// The new name is a relation's: 42P07, once the sequence is found.
 				if _, err := st.Describe(ctx, name); err != nil {
 					err = s.notSequence(ctx, name, err)
@@ -123,7 +136,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				}
 				return sequence.ExistsError(to)
 			}
-			err := s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
+			err = s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
 				return st.Rename(ctx, name, to)
 			})
 			err = s.notSequence(ctx, name, err)

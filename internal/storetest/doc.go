@@ -31,8 +31,12 @@
 // PostgreSQL message text. A spec is kept whole: OWNED BY and the column
 // defaults ([sequence.Spec.Defaults], names quoted and schema-qualified) come
 // back from Describe, List and Alter as created, are replaced only by an
-// Alter that gives them, and survive Reserve, SetVal and Rename. Release
-// tests run only for stores that implement [sequence.Releaser].
+// Alter that gives them, and survive Reserve, SetVal and Rename. So does the
+// cache policy ([sequence.Spec.Policy]), which every block Reserve returns
+// must carry as stored, before and after an Alter changes it. A Rename
+// repeated after it completed succeeds and changes nothing; one onto a name
+// renamed from another, or renamed on since, is of a missing sequence.
+// Release tests run only for stores that implement [sequence.Releaser].
 //
 // Concurrency: 64 goroutines reserving directly (every value exactly once, the
 // final position and counters accounting for every block), 16 racing to

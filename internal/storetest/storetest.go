@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) sequence.Store) {
 		{"Rename", testRename},
 		{"OwnedBy", testOwnedBy},
 		{"Defaults", testDefaults},
+		{"Policy", testPolicy},
 		{"Drop", testDrop},
 		{"Release", testRelease},
 		{"Counters", testCounters},
@@ -532,6 +533,16 @@ func testRename(t *testing.T, st sequence.Store, n namer) {
 		t.Errorf("after rename, values restart: %+v after %+v", second, first)
 	}
 
+	// The same rename repeated after it completed (a caller that lost the
+	// answer and tries again) succeeds and changes nothing.
+	if err := st.Rename(ctx, a, b); err != nil {
+		t.Errorf("Rename repeated after it completed: %v, want success", err)
+	}
+	describe(t, st, m)
+	checkError(t, "Reserve(old name) after a repeated rename", func() error { _, err := st.Reserve(ctx, a, 1); return err }(),
+		sequence.NotFoundError(a))
+	reserveModel(t, st, m, 1)
+
 	// Rename onto an existing name, or of a missing one, changes nothing.
 	mc := create(t, st, c, sequence.Clauses{})
 	checkError(t, "Rename onto existing", st.Rename(ctx, b, c), sequence.ExistsError(c))
@@ -542,11 +553,27 @@ func testRename(t *testing.T, st sequence.Store, n namer) {
 		t.Errorf("failed Rename created its target: %v", err)
 	}
 
+	// Only the rename that made a name counts: once b moves on to e, a
+	// rename of a to b or to e is of a missing sequence again.
+	e := n.name("e")
+	if err := st.Rename(ctx, b, e); err != nil {
+		t.Fatalf("Rename(b, e): %v", err)
+	}
+	checkError(t, "Rename to a name renamed since", st.Rename(ctx, a, b), sequence.NotFoundError(a))
+	checkError(t, "Rename to a name renamed from another", st.Rename(ctx, a, e), sequence.NotFoundError(a))
+	if err := st.Rename(ctx, e, b); err != nil {
+		t.Fatalf("Rename(e, b): %v", err)
+	}
+	checkError(t, "Rename to a name renamed from another", st.Rename(ctx, a, b), sequence.NotFoundError(a))
+	describe(t, st, m)
+
 	// A name freed by a rename can be created afresh; the renamed sequence is
-	// unaffected.
+	// unaffected, and a rename of the new one onto it is refused.
 	ma := create(t, st, a, sequence.Clauses{})
 	reserveModel(t, st, ma, 1)
 	reserveModel(t, st, m, 1)
+	checkError(t, "Rename of a recreated name onto its old target", st.Rename(ctx, a, b), sequence.ExistsError(b))
+	reserveModel(t, st, ma, 1)
 }
 
 // testOwnedBy checks that OWNED BY is kept: set by Create and Alter, kept by
