@@ -76,9 +76,14 @@ type Handle struct {
 	thresh   int64         // refill threshold: max(rate × Buffer, MinThreshold)
 	trouble  trouble       // the store failing, callers without a value: see logs.go
 	sizing   sizing        // the span and the ramp: see sizing.go
+	// Revalidation (see revalidate.go).
+	holdGen  uint64    // incarnation (sequence.Block.Gen) of the values cached; 0 if unknown or none
+	checkAt  time.Time // when a check of the incarnation is due; zero until a block arrives
+	checking bool      // a check is in flight
 
 	// counters
 	reservations, reserved, waits, storeErrors, released, wasted, throttled int64
+	checks, checkErrors, revalidations                                      int64
 }
 
 func newHandle(c *Cache, name string) *Handle {
@@ -271,5 +276,9 @@ func (h *Handle) Stats() Stats {
 		Wasted:       h.wasted,
 		Throttled:    h.throttled,
 		Span:         h.sizing.span,
+
+		Checks:        h.checks,
+		CheckErrors:   h.checkErrors,
+		Revalidations: h.revalidations,
 	}
 }

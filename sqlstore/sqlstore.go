@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
@@ -64,9 +65,10 @@ type Store struct {
 }
 
 var (
-	_ sequence.Store    = (*Store)(nil)
-	_ sequence.Releaser = (*Store)(nil)
-	_ sequence.Checker  = (*Store)(nil)
+	_ sequence.Store     = (*Store)(nil)
+	_ sequence.Releaser  = (*Store)(nil)
+	_ sequence.Checker   = (*Store)(nil)
+	_ sequence.Validator = (*Store)(nil)
 )
 
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
@@ -121,7 +123,10 @@ func (s *Store) Table() string { return s.table }
 
 // queries are the statements of one dialect and table, built once.
 type queries struct {
-	create, sel, selLock, list, insert, update, rename, drop string
+	create, sel, selLock, list, insert, update, rename, drop, gen string
+	// zeroGen finds a row without an incarnation (made before the gen
+	// column, or by an older version since), setGens gives each one.
+	zeroGen, setGens string
 	// added are the columns a table made by an older version lacks, in the
 	// order they were introduced, with the ALTER TABLE that adds each.
 	added []addedColumn
@@ -132,7 +137,7 @@ type addedColumn struct{ name, add string }
 
 const columns = `name, seq_type, increment_by, min_value, max_value, start_value, cache_size, is_cycle,
 	last_value, is_called, version, reservations, values_reserved, last_reserved, owned_by, defaults,
-	daily_limit, usage_day, day_used`
+	daily_limit, usage_day, day_used, gen`
 
 func makeQueries(d Dialect, table string) queries {
 	// Every column is a 64-bit integer but the name and type, so one DDL
@@ -157,7 +162,8 @@ func makeQueries(d Dialect, table string) queries {
 	defaults TEXT NOT NULL DEFAULT '',
 	daily_limit BIGINT NOT NULL DEFAULT 0,
 	usage_day BIGINT NOT NULL DEFAULT 0,
-	day_used BIGINT NOT NULL DEFAULT 0
+	day_used BIGINT NOT NULL DEFAULT 0,
+	gen BIGINT NOT NULL DEFAULT 0
 )`,
 		added: []addedColumn{
 			{"owned_by", `ALTER TABLE ` + table + ` ADD COLUMN owned_by TEXT NOT NULL DEFAULT ''`},
@@ -165,15 +171,20 @@ func makeQueries(d Dialect, table string) queries {
 			{"daily_limit", `ALTER TABLE ` + table + ` ADD COLUMN daily_limit BIGINT NOT NULL DEFAULT 0`},
 			{"usage_day", `ALTER TABLE ` + table + ` ADD COLUMN usage_day BIGINT NOT NULL DEFAULT 0`},
 			{"day_used", `ALTER TABLE ` + table + ` ADD COLUMN day_used BIGINT NOT NULL DEFAULT 0`},
+			{"gen", `ALTER TABLE ` + table + ` ADD COLUMN gen BIGINT NOT NULL DEFAULT 0`},
 		},
 		sel:    `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
 		list:   `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
-		insert: `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		insert: `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
 		update: `UPDATE ` + table + ` SET seq_type = ?, increment_by = ?, min_value = ?, max_value = ?, start_value = ?,
 	cache_size = ?, is_cycle = ?, last_value = ?, is_called = ?, version = ?, reservations = ?, values_reserved = ?,
 	last_reserved = ?, owned_by = ?, defaults = ?, daily_limit = ?, usage_day = ?, day_used = ? WHERE name = ?`,
-		rename: `UPDATE ` + table + ` SET name = ? WHERE name = ?`,
-		drop:   `DELETE FROM ` + table + ` WHERE name = ?`,
+		rename:  `UPDATE ` + table + ` SET name = ? WHERE name = ?`,
+		drop:    `DELETE FROM ` + table + ` WHERE name = ?`,
+		gen:     `SELECT gen FROM ` + table + ` WHERE name = ?`,
+		zeroGen: `SELECT 1 FROM ` + table + ` WHERE gen = 0 LIMIT 1`,
+		// A random odd (so never 0) 64-bit integer per row.
+		setGens: `UPDATE ` + table + ` SET gen = random() | 1 WHERE gen = 0`,
 	}
 	q.selLock = q.sel
 	if d == Postgres {
@@ -181,7 +192,8 @@ func makeQueries(d Dialect, table string) queries {
 		// dynamostore list, whatever the database's collation.
 		q.selLock += ` FOR UPDATE`
 		q.list = `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name COLLATE "C"`
-		for _, p := range []*string{&q.sel, &q.selLock, &q.list, &q.insert, &q.update, &q.rename, &q.drop} {
+		q.setGens = `UPDATE ` + table + ` SET gen = (random() * 9.2e18)::bigint | 1 WHERE gen = 0`
+		for _, p := range []*string{&q.sel, &q.selLock, &q.list, &q.insert, &q.update, &q.rename, &q.drop, &q.gen} {
 			*p = numberPlaceholders(*p)
 		}
 	}
@@ -231,9 +243,24 @@ func (s *Store) init(ctx context.Context) error {
 			}
 		}
 	}
+	// Rows without an incarnation get one: those of a table made before
+	// the gen column, and those an older version created since.
+	var one int
+	switch err := s.db.QueryRowContext(ctx, s.q.zeroGen).Scan(&one); {
+	case err == nil:
+		if _, err := s.db.ExecContext(ctx, s.q.setGens); err != nil {
+			return fmt.Errorf("give the sequences in %s an incarnation (column gen): %w", s.table, err)
+		}
+	case !errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("read %s: %w", s.table, err)
+	}
 	s.ready = true
 	return nil
 }
+
+// newGen returns the incarnation of a sequence being created: random, never
+// 0 (0 means "unknown" to readers of sequence.Info.Gen).
+func newGen() int64 { return int64(rand.Uint64() | 1) }
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -242,11 +269,12 @@ func scanInfo(sc scanner) (sequence.Info, error) {
 		info                     sequence.Info
 		typ, defaults            string
 		cycle, called, lastNanos int64
+		gen                      int64
 	)
 	err := sc.Scan(&info.Name, &typ, &info.Spec.Increment, &info.Spec.Min, &info.Spec.Max, &info.Spec.Start,
 		&info.Spec.Cache, &cycle, &info.Position.Last, &called, &info.Version, &info.Reservations,
 		&info.ValuesReserved, &lastNanos, &info.Spec.OwnedBy, &defaults,
-		&info.Spec.DailyLimit, &info.DayUsage.Day, &info.DayUsage.Used)
+		&info.Spec.DailyLimit, &info.DayUsage.Day, &info.DayUsage.Used, &gen)
 	if err != nil {
 		return info, err
 	}
@@ -258,6 +286,7 @@ func scanInfo(sc scanner) (sequence.Info, error) {
 		return info, fmt.Errorf("sqlstore: bad defaults in row %s: %w", info.Name, err)
 	}
 	info.Spec.Type = t
+	info.Gen = uint64(gen)
 	info.Spec.Cycle = cycle != 0
 	info.Position.Called = called != 0
 	if lastNanos != 0 {
@@ -355,6 +384,7 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 			return err
 		}
 		b = blk
+		b.Gen = info.Gen
 		info.Position, info.DayUsage = pos, usage
 		info.Reservations++
 		info.ValuesReserved += blk.Count
@@ -367,10 +397,15 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 	return b, nil
 }
 
-// Release implements [sequence.Releaser] with [sequence.Spec.Release].
+// Release implements [sequence.Releaser] with [sequence.Spec.Release]; a
+// block of another incarnation (the sequence was dropped and created again
+// since) is refused.
 func (s *Store) Release(ctx context.Context, name string, unused sequence.Block) (bool, error) {
 	var ok bool
 	err := s.modify(ctx, name, func(info *sequence.Info) error {
+		if unused.Gen != 0 && info.Gen != 0 && unused.Gen != info.Gen {
+			return errNoChange
+		}
 		var pos sequence.Position
 		if pos, ok = info.Spec.Release(info.Position, unused); !ok {
 			return errNoChange
@@ -393,7 +428,7 @@ func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos
 	return s.wrap("create", name, s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q.insert, name, spec.Type.String(), spec.Increment, spec.Min, spec.Max,
 			spec.Start, spec.Cache, b2i(spec.Cycle), pos.Last, b2i(pos.Called), 1, 0, 0, 0, spec.OwnedBy,
-			sequence.EncodeDefaults(spec.Defaults), spec.DailyLimit, 0, 0)
+			sequence.EncodeDefaults(spec.Defaults), spec.DailyLimit, 0, 0, newGen())
 		if err != nil {
 			return err
 		}
@@ -478,6 +513,19 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 		}
 		return nil
 	}))
+}
+
+// Gen implements [sequence.Validator]: one SELECT of the gen column.
+func (s *Store) Gen(ctx context.Context, name string) (uint64, error) {
+	if err := s.init(ctx); err != nil {
+		return 0, s.wrap("gen", name, err)
+	}
+	var gen int64
+	err := s.db.QueryRowContext(ctx, s.q.gen, name).Scan(&gen)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, sequence.NotFoundError(name)
+	}
+	return uint64(gen), s.wrap("gen", name, err)
 }
 
 // Describe implements [sequence.Admin].
