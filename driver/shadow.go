@@ -163,6 +163,7 @@ func newShadow(st sequence.Store, o Options) *Shadow {
 		co.MaxBlock = o.MaxBlock
 		co.MaxWait = o.MaxWait
 		co.RefillTimeout = o.RefillTimeout
+		co.Revalidate = o.Revalidate
 		// The shadow's cache reports the same metrics and logs as serve
 		// mode's, under the shadow sequences' names.
 		co.MeterProvider = o.MeterProvider
