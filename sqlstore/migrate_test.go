@@ -54,6 +54,19 @@ var oldTables = []struct {
 		row:     `INSERT INTO $T VALUES ('old', 'bigint', 1, 1, 9223372036854775807, 1, 1, 0, 5, 1, 1, 0, 0, 0, 'db/1/2/3', '')`,
 		ownedBy: "db/1/2/3",
 	},
+	{
+		name: "before incarnations",
+		create: `CREATE TABLE $T (
+	name TEXT NOT NULL PRIMARY KEY, seq_type TEXT NOT NULL, increment_by BIGINT NOT NULL,
+	min_value BIGINT NOT NULL, max_value BIGINT NOT NULL, start_value BIGINT NOT NULL,
+	cache_size BIGINT NOT NULL, is_cycle BIGINT NOT NULL, last_value BIGINT NOT NULL,
+	is_called BIGINT NOT NULL, version BIGINT NOT NULL, reservations BIGINT NOT NULL,
+	values_reserved BIGINT NOT NULL, last_reserved BIGINT NOT NULL,
+	owned_by TEXT NOT NULL DEFAULT '', defaults TEXT NOT NULL DEFAULT '',
+	daily_limit BIGINT NOT NULL DEFAULT 0, usage_day BIGINT NOT NULL DEFAULT 0, day_used BIGINT NOT NULL DEFAULT 0)`,
+		row:     `INSERT INTO $T VALUES ('old', 'bigint', 1, 1, 9223372036854775807, 1, 1, 0, 5, 1, 1, 0, 0, 0, 'db/1/2/3', '', 0, 0, 0)`,
+		ownedBy: "db/1/2/3",
+	},
 }
 
 // TestMigrate opens a store on a table made by an earlier version: the
@@ -95,6 +108,10 @@ func TestMigrate(t *testing.T) {
 				if info.Position.Last != 5 || info.Spec.OwnedBy != old.ownedBy || info.Spec.Defaults != nil || info.Spec.DailyLimit != 0 {
 					t.Errorf("old row: %+v", info)
 				}
+				oldGen := info.Gen
+				if oldGen == 0 {
+					t.Errorf("old row: Gen 0 after migration, want an incarnation")
+				}
 				spec, pos, _ := sequence.Clauses{Defaults: &defaults}.Create()
 				spec.OwnedBy = "db/1/2/4"
 				spec.DailyLimit = 42
@@ -104,7 +121,7 @@ func TestMigrate(t *testing.T) {
 				if info, err := st.Describe(ctx, "new"); err != nil || !info.Spec.Equal(spec) {
 					t.Errorf("Describe(new) = %+v, %v; want OwnedBy, Defaults and DailyLimit kept", info.Spec, err)
 				}
-				if b, err := st.Reserve(ctx, "old", 100); err != nil || b.First != 6 {
+				if b, err := st.Reserve(ctx, "old", 100); err != nil || b.First != 6 || b.Gen != oldGen {
 					t.Errorf("Reserve(old) = %+v, %v", b, err)
 				}
 				if info, err := st.Alter(ctx, "old", sequence.Clauses{DailyLimit: sequence.Int64(7)}); err != nil || info.Spec.DailyLimit != 7 {
@@ -117,7 +134,7 @@ func TestMigrate(t *testing.T) {
 
 				// The table is up to date now: another store uses it as is.
 				again := open(t, url, table)
-				if info, err := again.Describe(ctx, "old"); err != nil || !slices.Equal(info.Spec.Defaults, defaults) {
+				if info, err := again.Describe(ctx, "old"); err != nil || !slices.Equal(info.Spec.Defaults, defaults) || info.Gen != oldGen {
 					t.Errorf("second store: Describe(old) = %+v, %v", info.Spec, err)
 				}
 			})
