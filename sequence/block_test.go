@@ -40,7 +40,7 @@ func TestReserve(t *testing.T) {
 		{"cycle descending", Clauses{Increment: Int64(-2), MinValue: Int64(1), MaxValue: Int64(6), Cycle: Bool(true)}, nil, []step{{5, blk(6, -2, 3), ""}, {1, blk(6, -2, 1), ""}}},
 		{"cycle wraps to min not start", Clauses{MaxValue: Int64(5), Start: Int64(4), Cycle: Bool(true)}, nil, []step{{5, blk(4, 1, 2), ""}, {1, blk(1, 1, 1), ""}}},
 		{"not called", Clauses{}, &Position{Last: 42}, []step{{2, blk(42, 1, 2), ""}}},
-		{"near int64 max", Clauses{}, &Position{Last: math.MaxInt64 - 2, Called: true}, []step{{5, blk(math.MaxInt64 - 1, 1, 2), ""},
+		{"near int64 max", Clauses{}, &Position{Last: math.MaxInt64 - 2, Called: true}, []step{{5, blk(math.MaxInt64-1, 1, 2), ""},
 			{1, Block{}, `nextval: reached maximum value of sequence "s" (9223372036854775807)`}}},
 		{"near int64 min", Clauses{Increment: Int64(-1)}, &Position{Last: math.MinInt64 + 1, Called: true}, []step{{5, blk(math.MinInt64, -1, 1), ""},
 			{1, Block{}, `nextval: reached minimum value of sequence "s" (-9223372036854775808)`}}},
