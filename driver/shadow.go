@@ -154,6 +154,12 @@ func (t *timedStore) Release(ctx context.Context, name string, unused sequence.B
 	return false, nil
 }
 
+// Gen forwards the cache's revalidation reads (sequence.Validator) to the
+// store, untimed: they are not reservations.
+func (t *timedStore) Gen(ctx context.Context, name string) (uint64, error) {
+	return sequence.ReadGen(ctx, t.Store, name)
+}
+
 func newShadow(st sequence.Store, o Options) *Shadow {
 	s := &Shadow{store: st, timed: &timedStore{Store: st}, queue: make(chan shadowDraw, shadowQueue), done: make(chan struct{})}
 	s.cache = seqcache.New(s.timed, func(co *seqcache.Options) {

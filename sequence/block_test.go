@@ -234,3 +234,13 @@ func FuzzReserve(f *testing.F) {
 // blk is a block with the store's incarnation left unsaid (Gen 0), as
 // Spec.Reserve computes it.
 func blk(first, step, count int64) Block { return Block{First: first, Step: step, Count: count} }
+
+func TestBlockTailKeepsGen(t *testing.T) {
+	b := Block{First: 1, Step: 1, Count: 10, Gen: 7}
+	if got := b.Tail(4); got != (Block{First: 5, Step: 1, Count: 6, Gen: 7}) {
+		t.Errorf("Tail(4) = %+v", got)
+	}
+	if got := b.Tail(10); got.Count != 0 || got.Gen != 7 {
+		t.Errorf("Tail(10) = %+v", got)
+	}
+}
