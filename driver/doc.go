@@ -52,6 +52,7 @@
 //	seqshim.max_block       SEQSHIM_MAX_BLOCK       largest block asked of the store
 //	seqshim.max_wait        SEQSHIM_MAX_WAIT        how long nextval waits for a refill before failing
 //	seqshim.refill_timeout  SEQSHIM_REFILL_TIMEOUT  timeout of one background store call
+//	seqshim.revalidate      SEQSHIM_REVALIDATE      bound on serving values of a sequence another process dropped, recreated or renamed (see Other processes' DDL)
 //	seqshim.mode            SEQSHIM_MODE            serve (default) or shadow (see Shadow mode)
 //	seqshim.warm            SEQSHIM_WARM            sequences to reserve a first block of at start-up (see Start-up)
 //
@@ -182,6 +183,20 @@
 // (and still go to the database). setval, ALTER SEQUENCE, RENAME and DROP
 // run by this process drop its cached values first, so no value of the old
 // state is handed out afterwards.
+//
+// # Other processes' DDL
+//
+// setval and ALTER SEQUENCE run by another process take effect here when
+// the values cached run out, as PostgreSQL's CACHE keeps them from sessions
+// holding cached values. DROP SEQUENCE (alone, or followed by CREATE
+// SEQUENCE of the same name) and RENAME are seen within seqshim.revalidate
+// (default 2s) plus one store read: from then on nextval serves the new
+// sequence, or fails with 42P01 as PostgreSQL does, and never a value of
+// the old one. It costs one background read per sequence and interval, only
+// for sequences with values cached and not reserved from within the
+// interval; nextval itself is unchanged. While the store does not answer,
+// the cached values keep being served (see package seqcache, Revalidation).
+// seqshim.revalidate=off turns the checks off.
 //
 // # Transactions
 //

@@ -263,3 +263,52 @@ func TestMisplacedStoreParams(t *testing.T) {
 		}
 	}
 }
+
+// TestRevalidateOption: seqshim.revalidate takes seconds, a Go duration or
+// off (never), fills from SEQSHIM_REVALIDATE when unset, refuses 0 and
+// garbage naming the parameter, and reaches the cache.
+func TestRevalidateOption(t *testing.T) {
+	for _, tc := range []struct {
+		dsn, env string
+		want     time.Duration
+	}{
+		{"seqshim.revalidate=250ms", "", 250 * time.Millisecond},
+		{"seqshim.revalidate=0.5", "", 500 * time.Millisecond},
+		{"seqshim.revalidate=off", "", -1},
+		{"seqshim.revalidate=3s", "off", 3 * time.Second},
+		{"host=h", "1s", time.Second},
+		{"host=h", "", 0},
+	} {
+		t.Run(tc.dsn+"/"+tc.env, func(t *testing.T) {
+			t.Setenv("SEQSHIM_REVALIDATE", tc.env)
+			c, err := defaultDriver.OpenConnector("seqshim.store=memory:revalidate " + tc.dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.(*Connector).Options().Revalidate; got != tc.want {
+				t.Errorf("Revalidate = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	for _, v := range []string{"0", "soon", "-1s"} {
+		_, err := defaultDriver.OpenConnector("seqshim.store=memory: seqshim.revalidate=" + v)
+		if err == nil || !strings.Contains(err.Error(), "seqshim.revalidate") || !strings.Contains(err.Error(), "off") {
+			t.Errorf("seqshim.revalidate=%s: %v; want an error naming the parameter and off", v, err)
+		}
+	}
+
+	c, err := NewConnector(&fakedriver.Connector{}, func(o *Options) {
+		o.Store = memstore.New()
+		o.Revalidate = 300 * time.Millisecond
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Connect(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Cache().Options().Revalidate; got != 300*time.Millisecond {
+		t.Errorf("cache Revalidate = %v, want 300ms", got)
+	}
+}

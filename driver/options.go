@@ -81,6 +81,11 @@ type Options struct {
 	MaxBlock      int64         // largest block asked of the store
 	MaxWait       time.Duration // how long nextval waits for a refill before failing
 	RefillTimeout time.Duration // timeout of one background store call
+	// Revalidate bounds how long values of a sequence that another process
+	// dropped, dropped and created again, or renamed are still served (one
+	// background read per sequence and interval, for sequences not
+	// reserved from meanwhile); negative: never checked. Default 2s.
+	Revalidate time.Duration
 
 	// Operations, passed to the cache like the tuning above (Go only: no
 	// DSN parameter). MeterProvider receives the cache's metrics (nil: the
@@ -170,6 +175,9 @@ var params = []param{
 	{Parameter{"seqshim.refill_timeout", "SEQSHIM_REFILL_TIMEOUT", "3s",
 		"timeout of one background store call (seconds or a Go duration)"},
 		func(o *Options, v string) error { return setDuration(&o.RefillTimeout, v) }},
+	{Parameter{"seqshim.revalidate", "SEQSHIM_REVALIDATE", "2s",
+		"bound on how long values of a sequence dropped, recreated or renamed by another process are still served: one background read per quiet sequence and interval (seconds or a Go duration; off: never checked)"},
+		func(o *Options, v string) error { return setRevalidate(&o.Revalidate, v) }},
 	{Parameter{"seqshim.mode", "SEQSHIM_MODE", "serve",
 		"serve: seqshim answers sequence calls; shadow: the database answers them, and seqshim draws as many values from the store in the background, as shadow_NAME"},
 		func(o *Options, v string) error { return setMode(&o.Mode, v) }},
@@ -295,6 +303,21 @@ func setInt64(p *int64, v string) error {
 		return fmt.Errorf("want a non-negative integer, got %q", v)
 	}
 	*p = n
+	return nil
+}
+
+// setRevalidate is setDuration, plus "off": never (a negative duration).
+func setRevalidate(p *time.Duration, v string) error {
+	if v == "off" {
+		*p = -1
+		return nil
+	}
+	if err := setDuration(p, v); err != nil {
+		return fmt.Errorf("want seconds, a duration or off, got %q", v)
+	}
+	if *p == 0 {
+		return fmt.Errorf("want a positive duration or off, got %q", v)
+	}
 	return nil
 }
 

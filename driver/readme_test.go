@@ -56,6 +56,7 @@ func TestReadmeConfiguration(t *testing.T) {
 		"seqshim.max_block":      strconv.FormatInt(o.MaxBlock, 10),
 		"seqshim.max_wait":       o.MaxWait.String(),
 		"seqshim.refill_timeout": o.RefillTimeout.String(),
+		"seqshim.revalidate":     o.Revalidate.String(),
 	}
 	for _, p := range Parameters() {
 		w, ok := want[p.DSN]

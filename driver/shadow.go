@@ -154,6 +154,12 @@ func (t *timedStore) Release(ctx context.Context, name string, unused sequence.B
 	return false, nil
 }
 
+// Gen forwards the cache's revalidation reads (sequence.Validator) to the
+// store, untimed: they are not reservations.
+func (t *timedStore) Gen(ctx context.Context, name string) (uint64, error) {
+	return sequence.ReadGen(ctx, t.Store, name)
+}
+
 func newShadow(st sequence.Store, o Options) *Shadow {
 	s := &Shadow{store: st, timed: &timedStore{Store: st}, queue: make(chan shadowDraw, shadowQueue), done: make(chan struct{})}
 	s.cache = seqcache.New(s.timed, func(co *seqcache.Options) {
@@ -163,6 +169,7 @@ func newShadow(st sequence.Store, o Options) *Shadow {
 		co.MaxBlock = o.MaxBlock
 		co.MaxWait = o.MaxWait
 		co.RefillTimeout = o.RefillTimeout
+		co.Revalidate = o.Revalidate
 		// The shadow's cache reports the same metrics and logs as serve
 		// mode's, under the shadow sequences' names.
 		co.MeterProvider = o.MeterProvider

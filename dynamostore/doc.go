@@ -35,7 +35,9 @@
 //	called   BOOL  position: whether last was handed out (false after create,
 //	               setval(s, v, false), ALTER ... RESTART, or a release)
 //	gen      S     incarnation: random, set by Create, so that a sequence dropped
-//	               and created again is never mistaken for the old one
+//	               and created again is never mistaken for the old one; its
+//	               FNV-64a hash is sequence.Info.Gen and sequence.Block.Gen, and
+//	               Store.Gen reads it with a consistent GetItem projected on gen
 //	ver      N     version: 1 at create, bumped by Alter, SetVal and Rename
 //	resv     N     reservations: blocks handed out
 //	nres     N     values in those blocks

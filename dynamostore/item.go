@@ -3,6 +3,7 @@ package dynamostore
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"strconv"
 	"time"
@@ -65,6 +66,18 @@ type record struct {
 	gen   string // incarnation, see attrGen
 	resv  string // the raw reservation counter, compared as is in compare-and-set conditions
 	moved string // non-empty: fenced by a Rename in progress
+}
+
+// genOf is the incarnation (sequence.Info.Gen, sequence.Block.Gen) of an
+// item whose gen attribute is gen: its FNV-64a hash, never 0. Two
+// incarnations collide with probability 2⁻⁶⁴.
+func genOf(gen string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(gen))
+	if g := h.Sum64(); g != 0 {
+		return g
+	}
+	return 1
 }
 
 func num(v int64) types.AttributeValue {
@@ -174,6 +187,7 @@ func decode(name string, item map[string]types.AttributeValue) (record, error) {
 	r.info.Position = sequence.Position{Last: d.int(attrLast), Called: d.bool(attrCalled)}
 	r.info.Version = d.int(attrVer)
 	r.gen = d.str(attrGen)
+	r.info.Gen = genOf(r.gen)
 	r.resv = d.raw(attrResv)
 	r.info.Reservations = d.counter(attrResv)
 	r.info.ValuesReserved = d.counter(attrNres)

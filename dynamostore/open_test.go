@@ -82,7 +82,7 @@ func TestOpen(t *testing.T) {
 			if err := st.Create(ctx, "s", spec, spec.Initial()); err != nil {
 				t.Fatal(err)
 			}
-			if b, err := st.Reserve(ctx, "s", 5); err != nil || b != (sequence.Block{First: 1, Step: 1, Count: 5}) {
+			if b, err := st.Reserve(ctx, "s", 5); err != nil || b != (sequence.Block{First: 1, Step: 1, Count: 5, Gen: b.Gen}) || b.Gen == 0 {
 				t.Fatalf("Reserve = %+v, %v", b, err)
 			}
 		})

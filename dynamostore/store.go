@@ -97,9 +97,10 @@ type issued struct {
 }
 
 var (
-	_ sequence.Store    = (*Store)(nil)
-	_ sequence.Releaser = (*Store)(nil)
-	_ sequence.Checker  = (*Store)(nil)
+	_ sequence.Store     = (*Store)(nil)
+	_ sequence.Releaser  = (*Store)(nil)
+	_ sequence.Checker   = (*Store)(nil)
+	_ sequence.Validator = (*Store)(nil)
 )
 
 // entry is what a Store remembers of a sequence between reservations, so the
@@ -203,6 +204,32 @@ func (s *Store) load(ctx context.Context, name string) (record, error) {
 	}
 	s.remember(name, r)
 	return r, nil
+}
+
+// Gen implements sequence.Validator: one consistent GetItem projected on
+// the incarnation (and the rename fence: an item being renamed away is
+// sequence.ErrNotFound, as for Reserve). The incarnation is the FNV-64a hash
+// of the item's gen attribute (see genOf).
+func (s *Store) Gen(ctx context.Context, name string) (uint64, error) {
+	proj := "#gen, #moved"
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                &s.table,
+		Key:                      keyOf(s.key(name)),
+		ConsistentRead:           aws.Bool(true),
+		ProjectionExpression:     &proj,
+		ExpressionAttributeNames: names(proj),
+	})
+	if err != nil {
+		return 0, s.wrap("gen", name, err)
+	}
+	if _, moved := out.Item[attrMoved]; len(out.Item) == 0 || moved {
+		return 0, sequence.NotFoundError(name)
+	}
+	g, ok := out.Item[attrGen].(*types.AttributeValueMemberS)
+	if !ok {
+		return 0, fmt.Errorf("%w %q: attribute %q", errMalformed, name, attrGen)
+	}
+	return genOf(g.Value), nil
 }
 
 // Reserve implements sequence.Reserver.
@@ -371,6 +398,7 @@ func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int
 	}
 	e.last, e.called, e.usage = last, true, usage
 	s.reserved(name, e, out.Attributes)
+	b.Gen = genOf(e.gen)
 	return b, nil
 }
 
@@ -415,6 +443,7 @@ func (s *Store) swap(ctx context.Context, name string, r record, n int64, now ti
 	e := entryOf(r)
 	e.last, e.called, e.usage = pos.Last, true, usage
 	s.reserved(name, e, out.Attributes)
+	b.Gen = genOf(e.gen)
 	return b, nil
 }
 
@@ -446,6 +475,9 @@ func (s *Store) Release(ctx context.Context, name string, unused sequence.Block)
 		s.mu.Unlock()
 		if !ok || r.gen != iss.gen || r.info.Version != iss.ver || r.resv != iss.resv {
 			return false, nil // reserved since, altered, or dropped and created again
+		}
+		if unused.Gen != 0 && unused.Gen != r.info.Gen {
+			return false, nil // a block of the sequence dropped since
 		}
 		pos, ok := r.info.Spec.Release(r.info.Position, unused)
 		if !ok {

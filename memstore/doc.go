@@ -15,8 +15,9 @@
 //
 // # Guarantees
 //
-// A *Store implements the whole store contract, [sequence.Store] and
-// [sequence.Releaser], with the same semantics as the shared stores and is
+// A *Store implements the whole store contract, [sequence.Store],
+// [sequence.Releaser] and [sequence.Validator] (incarnations count up per
+// process), with the same semantics as the shared stores and is
 // checked by the same contract tests: every operation runs under one mutex, and
 // all sequence arithmetic is the sequence model's ([sequence.Spec.Reserve],
 // [sequence.Clauses.Alter], [sequence.Spec.SetVal], [sequence.Spec.Release]).

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/seqshim/seqshim/sequence"
@@ -31,9 +32,14 @@ type Options struct {
 }
 
 var (
-	_ sequence.Store    = (*Store)(nil)
-	_ sequence.Releaser = (*Store)(nil)
+	_ sequence.Store     = (*Store)(nil)
+	_ sequence.Releaser  = (*Store)(nil)
+	_ sequence.Validator = (*Store)(nil)
 )
+
+// gens numbers the sequences created by every Store of the process: their
+// incarnations (sequence.Info.Gen), never 0, never reused.
+var gens atomic.Uint64
 
 // New returns an empty store of its own, shared with nobody.
 func New(optFns ...func(*Options)) *Store {
@@ -98,17 +104,32 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 	info.Reservations++
 	info.ValuesReserved += b.Count
 	info.LastReserved = now
+	b.Gen = info.Gen
 	return b, nil
 }
 
+// Gen implements [sequence.Validator].
+func (s *Store) Gen(ctx context.Context, name string) (uint64, error) {
+	info, err := s.lock(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	defer s.mu.Unlock()
+	return info.Gen, nil
+}
+
 // Release implements [sequence.Releaser] with [sequence.Spec.Release]: the
-// tail is taken back only if nobody reserved after it.
+// tail is taken back only if nobody reserved after it, and only to the
+// incarnation it came from.
 func (s *Store) Release(ctx context.Context, name string, unused sequence.Block) (bool, error) {
 	info, err := s.lock(ctx, name)
 	if err != nil {
 		return false, err
 	}
 	defer s.mu.Unlock()
+	if unused.Gen != 0 && unused.Gen != info.Gen {
+		return false, nil // a block of a sequence dropped since
+	}
 	pos, ok := info.Spec.Release(info.Position, unused)
 	if ok {
 		info.Position = pos
@@ -134,7 +155,7 @@ func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos
 		return sequence.ExistsError(name)
 	}
 	spec.Defaults = slices.Clone(spec.Defaults)
-	s.seqs[name] = &sequence.Info{Name: name, Spec: spec, Position: pos, Version: 1}
+	s.seqs[name] = &sequence.Info{Name: name, Spec: spec, Position: pos, Version: 1, Gen: gens.Add(1)}
 	delete(s.from, name)
 	return nil
 }

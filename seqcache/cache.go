@@ -46,6 +46,13 @@ type Options struct {
 	MaxWait time.Duration
 	// RefillTimeout bounds each background store call. Default 3s.
 	RefillTimeout time.Duration
+	// Revalidate bounds how long values of a sequence that another process
+	// dropped, dropped and created again, or renamed are still handed out:
+	// a handle holding values that no store call told of for Revalidate
+	// reads the sequence's incarnation (one read), and drops them if it
+	// changed (see Revalidation in the package documentation). Default
+	// DefaultRevalidate (2s); a negative value turns the checks off.
+	Revalidate time.Duration
 
 	// MeterProvider receives the cache's metrics (see Metrics in the
 	// package documentation). Default: the global provider,
@@ -89,6 +96,9 @@ func (o *Options) setDefaults() {
 	if o.RefillTimeout <= 0 {
 		o.RefillTimeout = 3 * time.Second
 	}
+	if o.Revalidate == 0 {
+		o.Revalidate = DefaultRevalidate
+	}
 	if o.MeterProvider == nil {
 		o.MeterProvider = otel.GetMeterProvider()
 	}
@@ -123,6 +133,11 @@ type Stats struct {
 	// Span is the time a block asked of the store covers at the measured
 	// rate: Options.Sample, longer while the store throttles.
 	Span time.Duration
+
+	// Revalidation (see the package documentation).
+	Checks        int64 // reads of the sequence's incarnation in the background
+	CheckErrors   int64 // of those, the ones the store did not answer (the values stayed)
+	Revalidations int64 // times the cached values were dropped because the sequence was dropped, recreated or renamed elsewhere
 }
 
 // Cache hands out sequence values from blocks reserved in a store. It is safe
@@ -143,6 +158,10 @@ type Cache struct {
 	closed  bool
 
 	renames sync.Map // incarnation{old name, its incarnation} → incarnation{new name, its}: see Cache.Renamed
+
+	// checkEvery is the revalidation loop's longest sleep: Options.Revalidate,
+	// or the shortest interval a sequence's policy asked for since.
+	checkEvery atomic.Int64
 
 	ins instruments // written once by New; see metrics.go
 }
@@ -165,6 +184,11 @@ func New(store sequence.Reserver, optFns ...func(*Options)) *Cache {
 	c.ins = newInstruments(c)
 	c.wg.Add(1)
 	go c.sample()
+	if o.Revalidate > 0 && canRevalidate(store) {
+		c.checkEvery.Store(int64(o.Revalidate))
+		c.wg.Add(1)
+		go c.revalidate()
+	}
 	return c
 }
 

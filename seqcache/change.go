@@ -67,6 +67,7 @@ func (h *Handle) invalidateLocked() int64 {
 	h.standby, h.standbyN = nil, 0
 	h.lastErr = nil
 	h.sizing.prevOK = false // the sequence may have moved: no gap to read
+	h.holdGen = 0
 	return wasted
 }
 

@@ -97,6 +97,47 @@
 // process, from its next reservation and without a restart. A zero field
 // keeps the Option; where a policy bound and an Option bound cross, the
 // policy's wins. [Handle.Policy] returns the policy in force.
+// # Revalidation
+//
+// PostgreSQL's CACHE keeps setval and ALTER SEQUENCE run by one session
+// invisible to sessions holding cached values until those run out, and so
+// does the cache: changes made by other processes take effect at the next
+// reservation. A dropped sequence, though, is gone for every session, so the
+// cache bounds how long it hands out values of a sequence that another
+// process dropped, dropped and created again, or renamed:
+//
+//   - Every block carries the incarnation of the sequence it was reserved
+//     from ([sequence.Block.Gen]); a store's Create gives each sequence a new
+//     one, which Alter, SetVal and Rename keep. A refill that brings a block
+//     of another incarnation than the values cached drops those.
+//   - A handle that holds values and got no block from the store for
+//     Options.Revalidate (default [DefaultRevalidate], 2s) reads the
+//     sequence's incarnation once, in the background: [sequence.Validator]'s
+//     Gen (one consistent read of one attribute or column), or Describe if
+//     the store has only that. If the sequence is gone (renamed away, or
+//     dropped) or is another incarnation, the cached values are dropped
+//     (counted as wasted, [Stats].Revalidations, and logged at INFO), and
+//     the next Next reserves from the new sequence or fails with the store's
+//     42P01.
+//
+// So from Options.Revalidate plus one store read after the change on, Next
+// never returns a value of the old sequence. The cost is at most one read
+// per sequence per interval per process, and none for a sequence whose
+// refills come more often than that (a reservation tells the incarnation
+// too) or that has nothing cached; Next stays one atomic add, with no clock
+// read. The default, 2s, keeps the window in which two processes could hand
+// out the same value of a recreated sequence shorter than a deployment
+// notices, while a process with a hundred quiet sequences adds 50 reads a
+// second at most — a small fraction of what DynamoDB or a SQL database
+// serves, and nothing for busy sequences. A check the store does not answer
+// (unreachable, timed out) leaves the values cached, as the cache keeps
+// serving while refills fail ([Stats].CheckErrors): the bound holds while
+// the store answers. A negative Options.Revalidate turns the checks off; a
+// store with neither Gen nor Describe is never checked, and one whose blocks
+// carry no incarnation (Gen 0) is checked for existence only. A sequence's
+// cache policy ([sequence.Policy].Revalidate) sets its own interval, where
+// the checks are on; a shorter one is in force once the background loop
+// wakes after the policy arrived (at most Options.Revalidate later).
 //
 // # Metrics
 //
@@ -110,7 +151,7 @@
 //	instrument               kind                  unit     what
 //	seqshim.values.served    counter, observable   {value}  values handed out by Next
 //	seqshim.values.reserved  counter, observable   {value}  values in the blocks received from the store
-//	seqshim.values.wasted    counter               {value}  reserved values given up unused: dropped by Invalidate or Change, or not handed back by Close
+//	seqshim.values.wasted    counter               {value}  reserved values given up unused: dropped by Invalidate, Change or revalidation, or not handed back by Close
 //	seqshim.values.released  counter               {value}  unused values handed back to the store, by Close and Change
 //	seqshim.cache.remaining  gauge, observable     {value}  values cached now: the active block's rest and the standby blocks
 //	seqshim.cache.runway     gauge, observable     s        remaining / the consumption rate over Options.Window; absent while that rate is 0
@@ -186,7 +227,9 @@
 //     that name that another process dropped, and the "does not exist" its
 //     refills got since.
 //     Changes made by other processes take effect here when the cached values
-//     run out, as with PostgreSQL's CACHE.
+//     run out, as with PostgreSQL's CACHE — but DROP, DROP and CREATE, and
+//     RENAME, which take effect within Options.Revalidate (see
+//     Revalidation).
 //   - Two Caches with the same MeterProvider and the same sequence names
 //     report the same series; give each its own provider. (The driver keeps
 //     one Cache per store.) Values lost by a process that died are not

@@ -21,11 +21,14 @@ type fakeStore struct {
 	calls    int  // Reserve calls, failed or not
 	blocks   []sequence.Block
 	releases int
+	gens     int    // Gen calls, failed or not
+	lastGen  uint64 // incarnations handed out by create
 }
 
 type fakeSeq struct {
 	spec sequence.Spec
 	pos  sequence.Position
+	gen  uint64
 }
 
 var errDown = errors.New("fake store: unavailable")
@@ -35,7 +38,44 @@ func newFakeStore() *fakeStore { return &fakeStore{seqs: map[string]*fakeSeq{}} 
 func (f *fakeStore) create(name string, spec sequence.Spec) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.seqs[name] = &fakeSeq{spec: spec, pos: spec.Initial()}
+	f.lastGen++
+	f.seqs[name] = &fakeSeq{spec: spec, pos: spec.Initial(), gen: f.lastGen}
+}
+
+// drop is DROP SEQUENCE by another process.
+func (f *fakeStore) drop(name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.seqs, name)
+}
+
+// rename is ALTER SEQUENCE ... RENAME TO by another process.
+func (f *fakeStore) rename(from, to string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seqs[to] = f.seqs[from]
+	delete(f.seqs, from)
+}
+
+// Gen implements sequence.Validator.
+func (f *fakeStore) Gen(ctx context.Context, name string) (uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.gens++
+	if f.down {
+		return 0, errDown
+	}
+	s, ok := f.seqs[name]
+	if !ok {
+		return 0, sequence.NotFoundError(name)
+	}
+	return s.gen, nil
+}
+
+func (f *fakeStore) genCalls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.gens
 }
 
 func (f *fakeStore) setDown(down bool) {
@@ -82,6 +122,7 @@ func (f *fakeStore) Reserve(ctx context.Context, name string, n int64) (sequence
 		return sequence.Block{}, err
 	}
 	s.pos = pos
+	b.Gen = s.gen
 	f.blocks = append(f.blocks, b)
 	return b, nil
 }

@@ -81,9 +81,14 @@ type Handle struct {
 	// fields override Options for this handle (see limitsLocked). Zero
 	// until a block arrives.
 	policy sequence.Policy
+	// Revalidation (see revalidate.go).
+	holdGen  uint64    // incarnation (sequence.Block.Gen) of the values cached; 0 if unknown or none
+	checkAt  time.Time // when a check of the incarnation is due; zero until a block arrives
+	checking bool      // a check is in flight
 
 	// counters
 	reservations, reserved, waits, storeErrors, released, wasted, throttled int64
+	checks, checkErrors, revalidations                                      int64
 }
 
 func newHandle(c *Cache, name string) *Handle {
@@ -285,5 +290,9 @@ func (h *Handle) Stats() Stats {
 		Wasted:       h.wasted,
 		Throttled:    h.throttled,
 		Span:         h.sizing.span,
+
+		Checks:        h.checks,
+		CheckErrors:   h.checkErrors,
+		Revalidations: h.revalidations,
 	}
 }

@@ -81,6 +81,8 @@ func (h *Handle) refill(done chan struct{}) {
 			h.reservations++
 			h.reserved += b.Count
 			if gen == h.gen {
+				wasted = h.newIncarnationLocked(b)
+				h.validatedLocked(start)
 				h.observeLocked(b, now)
 				h.standby = append(h.standby, b)
 				h.standbyN += b.Count

@@ -162,6 +162,9 @@ func (h *Handle) applyPolicyLocked(p sequence.Policy) {
 	if p.Buffer != old.Buffer {
 		h.setThreshLocked()
 	}
+	if p.Revalidate > 0 && p.Revalidate != old.Revalidate {
+		h.c.noteRevalidate(p.Revalidate)
+	}
 }
 
 // blockSizeLocked is the size to ask the store for: a span of consumption

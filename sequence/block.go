@@ -15,6 +15,11 @@ type Block struct {
 	// picks a change up at its next reservation. Block arithmetic ignores
 	// it ([Block.Tail] drops it).
 	Policy Policy
+	// Gen is the incarnation of the sequence the block was reserved from
+	// ([Info.Gen]): a sequence dropped and created again under the same name
+	// has another. 0 means the store does not say. [Spec.Reserve] leaves it
+	// 0; a store's Reserve sets it.
+	Gen uint64
 }
 
 // Value returns the i-th value of the block, 0 <= i < Count.
@@ -28,9 +33,9 @@ func (b Block) Last() int64 { return b.Value(b.Count - 1) }
 // Tail returns the block's values from index i on (empty if i >= Count).
 func (b Block) Tail(i int64) Block {
 	if i >= b.Count {
-		return Block{Step: b.Step}
+		return Block{Step: b.Step, Gen: b.Gen}
 	}
-	return Block{First: b.Value(i), Step: b.Step, Count: b.Count - i}
+	return Block{First: b.Value(i), Step: b.Step, Count: b.Count - i, Gen: b.Gen}
 }
 
 // Contains reports whether v is one of the block's values.

@@ -28,27 +28,27 @@ func TestReserve(t *testing.T) {
 		pos   *Position
 		steps []step
 	}{
-		{"fresh", Clauses{}, nil, []step{{3, Block{First: 1, Step: 1, Count: 3}, ""}, {2, Block{First: 4, Step: 1, Count: 2}, ""}}},
-		{"n below one", Clauses{}, nil, []step{{0, Block{First: 1, Step: 1, Count: 1}, ""}, {-5, Block{First: 2, Step: 1, Count: 1}, ""}}},
-		{"increment 10", Clauses{Increment: Int64(10)}, nil, []step{{3, Block{First: 1, Step: 10, Count: 3}, ""}, {1, Block{First: 31, Step: 10, Count: 1}, ""}}},
-		{"descending", Clauses{Increment: Int64(-1)}, nil, []step{{3, Block{First: -1, Step: -1, Count: 3}, ""}, {1, Block{First: -4, Step: -1, Count: 1}, ""}}},
-		{"truncated at max", Clauses{MaxValue: Int64(10)}, nil, []step{{7, Block{First: 1, Step: 1, Count: 7}, ""}, {7, Block{First: 8, Step: 1, Count: 3}, ""},
+		{"fresh", Clauses{}, nil, []step{{3, blk(1, 1, 3), ""}, {2, blk(4, 1, 2), ""}}},
+		{"n below one", Clauses{}, nil, []step{{0, blk(1, 1, 1), ""}, {-5, blk(2, 1, 1), ""}}},
+		{"increment 10", Clauses{Increment: Int64(10)}, nil, []step{{3, blk(1, 10, 3), ""}, {1, blk(31, 10, 1), ""}}},
+		{"descending", Clauses{Increment: Int64(-1)}, nil, []step{{3, blk(-1, -1, 3), ""}, {1, blk(-4, -1, 1), ""}}},
+		{"truncated at max", Clauses{MaxValue: Int64(10)}, nil, []step{{7, blk(1, 1, 7), ""}, {7, blk(8, 1, 3), ""},
 			{1, Block{}, `nextval: reached maximum value of sequence "s" (10)`}}},
-		{"truncated at min", Clauses{Increment: Int64(-3), MinValue: Int64(-10), MaxValue: Int64(0)}, nil, []step{{3, Block{First: 0, Step: -3, Count: 3}, ""}, {5, Block{First: -9, Step: -3, Count: 1}, ""},
+		{"truncated at min", Clauses{Increment: Int64(-3), MinValue: Int64(-10), MaxValue: Int64(0)}, nil, []step{{3, blk(0, -3, 3), ""}, {5, blk(-9, -3, 1), ""},
 			{1, Block{}, `nextval: reached minimum value of sequence "s" (-10)`}}},
-		{"cycle ascending", Clauses{MinValue: Int64(1), MaxValue: Int64(5), Cycle: Bool(true)}, nil, []step{{4, Block{First: 1, Step: 1, Count: 4}, ""}, {4, Block{First: 5, Step: 1, Count: 1}, ""}, {2, Block{First: 1, Step: 1, Count: 2}, ""}}},
-		{"cycle descending", Clauses{Increment: Int64(-2), MinValue: Int64(1), MaxValue: Int64(6), Cycle: Bool(true)}, nil, []step{{5, Block{First: 6, Step: -2, Count: 3}, ""}, {1, Block{First: 6, Step: -2, Count: 1}, ""}}},
-		{"cycle wraps to min not start", Clauses{MaxValue: Int64(5), Start: Int64(4), Cycle: Bool(true)}, nil, []step{{5, Block{First: 4, Step: 1, Count: 2}, ""}, {1, Block{First: 1, Step: 1, Count: 1}, ""}}},
-		{"not called", Clauses{}, &Position{Last: 42}, []step{{2, Block{First: 42, Step: 1, Count: 2}, ""}}},
-		{"near int64 max", Clauses{}, &Position{Last: math.MaxInt64 - 2, Called: true}, []step{{5, Block{First: math.MaxInt64 - 1, Step: 1, Count: 2}, ""},
+		{"cycle ascending", Clauses{MinValue: Int64(1), MaxValue: Int64(5), Cycle: Bool(true)}, nil, []step{{4, blk(1, 1, 4), ""}, {4, blk(5, 1, 1), ""}, {2, blk(1, 1, 2), ""}}},
+		{"cycle descending", Clauses{Increment: Int64(-2), MinValue: Int64(1), MaxValue: Int64(6), Cycle: Bool(true)}, nil, []step{{5, blk(6, -2, 3), ""}, {1, blk(6, -2, 1), ""}}},
+		{"cycle wraps to min not start", Clauses{MaxValue: Int64(5), Start: Int64(4), Cycle: Bool(true)}, nil, []step{{5, blk(4, 1, 2), ""}, {1, blk(1, 1, 1), ""}}},
+		{"not called", Clauses{}, &Position{Last: 42}, []step{{2, blk(42, 1, 2), ""}}},
+		{"near int64 max", Clauses{}, &Position{Last: math.MaxInt64 - 2, Called: true}, []step{{5, blk(math.MaxInt64-1, 1, 2), ""},
 			{1, Block{}, `nextval: reached maximum value of sequence "s" (9223372036854775807)`}}},
-		{"near int64 min", Clauses{Increment: Int64(-1)}, &Position{Last: math.MinInt64 + 1, Called: true}, []step{{5, Block{First: math.MinInt64, Step: -1, Count: 1}, ""},
+		{"near int64 min", Clauses{Increment: Int64(-1)}, &Position{Last: math.MinInt64 + 1, Called: true}, []step{{5, blk(math.MinInt64, -1, 1), ""},
 			{1, Block{}, `nextval: reached minimum value of sequence "s" (-9223372036854775808)`}}},
-		{"huge increment", Clauses{Increment: Int64(math.MaxInt64), MinValue: Int64(math.MinInt64)}, &Position{Last: -1}, []step{{5, Block{First: -1, Step: math.MaxInt64, Count: 2}, ""}}},
-		{"min increment", Clauses{Increment: Int64(math.MinInt64)}, &Position{Last: -1}, []step{{5, Block{First: -1, Step: math.MinInt64, Count: 1}, ""}}},
-		{"whole range", Clauses{MinValue: Int64(math.MinInt64)}, &Position{Last: math.MinInt64}, []step{{math.MaxInt64, Block{First: math.MinInt64, Step: 1, Count: math.MaxInt64}, ""}}},
-		{"smallint", Clauses{Type: TypeOf(Smallint)}, &Position{Last: 32760, Called: true}, []step{{100, Block{First: 32761, Step: 1, Count: 7}, ""}}},
-		{"negative max", Clauses{Increment: Int64(5), MinValue: Int64(-20), MaxValue: Int64(-3)}, nil, []step{{10, Block{First: -20, Step: 5, Count: 4}, ""},
+		{"huge increment", Clauses{Increment: Int64(math.MaxInt64), MinValue: Int64(math.MinInt64)}, &Position{Last: -1}, []step{{5, blk(-1, math.MaxInt64, 2), ""}}},
+		{"min increment", Clauses{Increment: Int64(math.MinInt64)}, &Position{Last: -1}, []step{{5, blk(-1, math.MinInt64, 1), ""}}},
+		{"whole range", Clauses{MinValue: Int64(math.MinInt64)}, &Position{Last: math.MinInt64}, []step{{math.MaxInt64, blk(math.MinInt64, 1, math.MaxInt64), ""}}},
+		{"smallint", Clauses{Type: TypeOf(Smallint)}, &Position{Last: 32760, Called: true}, []step{{100, blk(32761, 1, 7), ""}}},
+		{"negative max", Clauses{Increment: Int64(5), MinValue: Int64(-20), MaxValue: Int64(-3)}, nil, []step{{10, blk(-20, 5, 4), ""},
 			{1, Block{}, `nextval: reached maximum value of sequence "s" (-3)`}}},
 	}
 	for _, tt := range tests {
@@ -88,7 +88,7 @@ func TestBlockContainsTail(t *testing.T) {
 			t.Errorf("Contains(%d) = %v", v, got)
 		}
 	}
-	if got := b.Tail(2); got != (Block{First: 4, Step: -3, Count: 2}) {
+	if got := b.Tail(2); got != (blk(4, -3, 2)) {
 		t.Errorf("Tail(2) = %+v", got)
 	}
 	if got := b.Tail(4); got.Count != 0 {
@@ -229,4 +229,18 @@ func FuzzReserve(f *testing.F) {
 			pos, ref, refCalled = next, lastV, true
 		}
 	})
+}
+
+// blk is a block with the store's incarnation left unsaid (Gen 0), as
+// Spec.Reserve computes it.
+func blk(first, step, count int64) Block { return Block{First: first, Step: step, Count: count} }
+
+func TestBlockTailKeepsGen(t *testing.T) {
+	b := Block{First: 1, Step: 1, Count: 10, Gen: 7}
+	if got := b.Tail(4); got != (Block{First: 5, Step: 1, Count: 6, Gen: 7}) {
+		t.Errorf("Tail(4) = %+v", got)
+	}
+	if got := b.Tail(10); got.Count != 0 || got.Gen != 7 {
+		t.Errorf("Tail(10) = %+v", got)
+	}
 }

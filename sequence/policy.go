@@ -21,7 +21,8 @@ type Policy struct {
 	// for: seqcache's Options.MinBlock and MaxBlock for this sequence.
 	MinBlock, MaxBlock int64
 	// Revalidate is how often a process that holds cached values checks
-	// the sequence in the store even while its cache does not run low.
+	// the sequence in the store even while its cache does not run low:
+	// seqcache's Options.Revalidate for this sequence, where checks are on.
 	Revalidate time.Duration
 }
 

@@ -2,6 +2,7 @@ package sequence
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -62,6 +63,38 @@ func Check(ctx context.Context, st any) error {
 	return nil
 }
 
+// Validator is an optional capability of a store: Gen returns the
+// incarnation ([Info.Gen]) of the sequence name with one cheap consistent
+// read — a DynamoDB GetItem of one attribute, one SELECT of one column —
+// or ErrNotFound (in *Error, SQLSTATE 42P01) when no sequence has that name
+// (dropped, or renamed away). A block cache calls it in the background to
+// notice, within a bounded time, that another process dropped, recreated or
+// renamed a sequence whose values it holds (see package seqcache).
+type Validator interface {
+	Gen(ctx context.Context, name string) (uint64, error)
+}
+
+// ErrNoGen is returned by [ReadGen] for a store that can tell neither the
+// incarnation nor the existence of a sequence.
+var ErrNoGen = errors.New("sequence: the store implements neither Validator nor Describe")
+
+// ReadGen returns the incarnation of the sequence name in st: st's Gen if
+// it is a [Validator], else the Gen of its Describe (a full read; 0 if the
+// store keeps no incarnation, which still tells whether the sequence
+// exists), else ErrNoGen.
+func ReadGen(ctx context.Context, st any, name string) (uint64, error) {
+	switch s := st.(type) {
+	case Validator:
+		return s.Gen(ctx, name)
+	case interface {
+		Describe(ctx context.Context, name string) (Info, error)
+	}:
+		info, err := s.Describe(ctx, name)
+		return info.Gen, err
+	}
+	return 0, ErrNoGen
+}
+
 // Admin is the management side of a store, used by the driver for sequence
 // DDL and setval, and by seqctl. Spec changes take effect at the next
 // reservation of every process.
@@ -105,6 +138,10 @@ type Info struct {
 	Spec     Spec
 	Position Position
 	Version  int64 // bumped by every Alter and SetVal
+	// Gen is the sequence's incarnation: set by Create, different for every
+	// sequence a store creates under a name, kept by Alter, SetVal, Rename
+	// and Reserve. 0 means the store does not say.
+	Gen uint64
 
 	// Burn-rate counters, maintained by Reserve.
 	Reservations   int64     // blocks handed out

@@ -20,16 +20,19 @@
 // [DefaultTable], or [Options.Table], or the URL parameter table=) is created
 // on first use with CREATE TABLE IF NOT EXISTS: one row per sequence, holding
 // its name, spec (with OWNED BY, the column defaults, the daily limit and
-// the cache policy), position (last value, is_called), version, burn-rate
+// the cache policy), position (last value, is_called), version,
+// incarnation (gen: random, set by Create, see sequence.Info.Gen), burn-rate
 // counters and the name its last rename took it from (renamed_from, so that
 // a repeated rename is recognised as done). A table made by an
 // earlier version gets the columns it lacks (ALTER TABLE ... ADD COLUMN) the
-// first time a Store uses it; its rows are kept.
+// first time a Store uses it; its rows are kept, and those without an
+// incarnation get one. [Store.Gen] ([sequence.Validator]) is one SELECT of
+// the gen column.
 //
 // # Guarantees
 //
-// A *Store implements [sequence.Store], [sequence.Releaser] and
-// [sequence.Checker] and passes the same contract tests as memstore and
+// A *Store implements [sequence.Store], [sequence.Releaser],
+// [sequence.Checker] and [sequence.Validator] and passes the same contract tests as memstore and
 // dynamostore. Every operation that writes reads the row, computes with the
 // sequence model ([sequence.Spec.Reserve] and friends) and writes it back in one transaction that holds the row's write lock from
 // the read on: BEGIN IMMEDIATE on SQLite, SELECT ... FOR UPDATE on

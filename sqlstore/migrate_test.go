@@ -56,7 +56,7 @@ var oldTables = []struct {
 		ownedBy: "db/1/2/3",
 	},
 	{
-		name: "before cache policies",
+		name: "before cache policies and incarnations",
 		create: `CREATE TABLE $T (
 	name TEXT NOT NULL PRIMARY KEY, seq_type TEXT NOT NULL, increment_by BIGINT NOT NULL,
 	min_value BIGINT NOT NULL, max_value BIGINT NOT NULL, start_value BIGINT NOT NULL,
@@ -111,6 +111,10 @@ func TestMigrate(t *testing.T) {
 					!info.Spec.Policy.IsZero() {
 					t.Errorf("old row: %+v", info)
 				}
+				oldGen := info.Gen
+				if oldGen == 0 {
+					t.Errorf("old row: Gen 0 after migration, want an incarnation")
+				}
 				spec, pos, _ := sequence.Clauses{Defaults: &defaults}.Create()
 				spec.OwnedBy = "db/1/2/4"
 				spec.DailyLimit = 42
@@ -121,7 +125,7 @@ func TestMigrate(t *testing.T) {
 				if info, err := st.Describe(ctx, "new"); err != nil || !info.Spec.Equal(spec) {
 					t.Errorf("Describe(new) = %+v, %v; want OwnedBy, Defaults, DailyLimit and Policy kept", info.Spec, err)
 				}
-				if b, err := st.Reserve(ctx, "old", 100); err != nil || b.First != 6 {
+				if b, err := st.Reserve(ctx, "old", 100); err != nil || b.First != 6 || b.Gen != oldGen {
 					t.Errorf("Reserve(old) = %+v, %v", b, err)
 				}
 				if info, err := st.Alter(ctx, "old", sequence.Clauses{DailyLimit: sequence.Int64(7)}); err != nil || info.Spec.DailyLimit != 7 {
@@ -147,7 +151,7 @@ func TestMigrate(t *testing.T) {
 
 				// The table is up to date now: another store uses it as is.
 				again := open(t, url, table)
-				if info, err := again.Describe(ctx, "old"); err != nil || !slices.Equal(info.Spec.Defaults, defaults) {
+				if info, err := again.Describe(ctx, "old"); err != nil || !slices.Equal(info.Spec.Defaults, defaults) || info.Gen != oldGen {
 					t.Errorf("second store: Describe(old) = %+v, %v", info.Spec, err)
 				}
 			})

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
@@ -64,9 +65,10 @@ type Store struct {
 }
 
 var (
-	_ sequence.Store    = (*Store)(nil)
-	_ sequence.Releaser = (*Store)(nil)
-	_ sequence.Checker  = (*Store)(nil)
+	_ sequence.Store     = (*Store)(nil)
+	_ sequence.Releaser  = (*Store)(nil)
+	_ sequence.Checker   = (*Store)(nil)
+	_ sequence.Validator = (*Store)(nil)
 )
 
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
@@ -121,7 +123,10 @@ func (s *Store) Table() string { return s.table }
 
 // queries are the statements of one dialect and table, built once.
 type queries struct {
-	create, sel, selLock, list, insert, update, rename, renamed, drop string
+	create, sel, selLock, list, insert, update, rename, renamed, drop, gen string
+	// zeroGen finds a row without an incarnation (made before the gen
+	// column, or by an older version since), setGens gives each one.
+	zeroGen, setGens string
 	// added are the columns a table made by an older version lacks, in the
 	// order they were introduced, with the ALTER TABLE that adds each.
 	added []addedColumn
@@ -132,7 +137,7 @@ type addedColumn struct{ name, add string }
 
 const columns = `name, seq_type, increment_by, min_value, max_value, start_value, cache_size, is_cycle,
 	last_value, is_called, version, reservations, values_reserved, last_reserved, owned_by, defaults,
-	daily_limit, usage_day, day_used, policy_buffer_ms, policy_min_block, policy_max_block, policy_revalidate_ms`
+	daily_limit, usage_day, day_used, policy_buffer_ms, policy_min_block, policy_max_block, policy_revalidate_ms, gen`
 
 func makeQueries(d Dialect, table string) queries {
 	// Every column is a 64-bit integer but the name and type, so one DDL
@@ -162,7 +167,8 @@ func makeQueries(d Dialect, table string) queries {
 	policy_min_block BIGINT NOT NULL DEFAULT 0,
 	policy_max_block BIGINT NOT NULL DEFAULT 0,
 	policy_revalidate_ms BIGINT NOT NULL DEFAULT 0,
-	renamed_from TEXT NOT NULL DEFAULT ''
+	renamed_from TEXT NOT NULL DEFAULT '',
+	gen BIGINT NOT NULL DEFAULT 0
 )`,
 		added: []addedColumn{
 			{"owned_by", `ALTER TABLE ` + table + ` ADD COLUMN owned_by TEXT NOT NULL DEFAULT ''`},
@@ -175,10 +181,11 @@ func makeQueries(d Dialect, table string) queries {
 			{"policy_max_block", `ALTER TABLE ` + table + ` ADD COLUMN policy_max_block BIGINT NOT NULL DEFAULT 0`},
 			{"policy_revalidate_ms", `ALTER TABLE ` + table + ` ADD COLUMN policy_revalidate_ms BIGINT NOT NULL DEFAULT 0`},
 			{"renamed_from", `ALTER TABLE ` + table + ` ADD COLUMN renamed_from TEXT NOT NULL DEFAULT ''`},
+			{"gen", `ALTER TABLE ` + table + ` ADD COLUMN gen BIGINT NOT NULL DEFAULT 0`},
 		},
 		sel:    `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
 		list:   `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
-		insert: `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		insert: `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
 		update: `UPDATE ` + table + ` SET seq_type = ?, increment_by = ?, min_value = ?, max_value = ?, start_value = ?,
 	cache_size = ?, is_cycle = ?, last_value = ?, is_called = ?, version = ?, reservations = ?, values_reserved = ?,
 	last_reserved = ?, owned_by = ?, defaults = ?, daily_limit = ?, usage_day = ?, day_used = ?,
@@ -186,6 +193,10 @@ func makeQueries(d Dialect, table string) queries {
 		rename:  `UPDATE ` + table + ` SET name = ?, renamed_from = ? WHERE name = ?`,
 		renamed: `SELECT renamed_from FROM ` + table + ` WHERE name = ?`,
 		drop:    `DELETE FROM ` + table + ` WHERE name = ?`,
+		gen:     `SELECT gen FROM ` + table + ` WHERE name = ?`,
+		zeroGen: `SELECT 1 FROM ` + table + ` WHERE gen = 0 LIMIT 1`,
+		// A random odd (so never 0) 64-bit integer per row.
+		setGens: `UPDATE ` + table + ` SET gen = random() | 1 WHERE gen = 0`,
 	}
 	q.selLock = q.sel
 	if d == Postgres {
@@ -193,7 +204,8 @@ func makeQueries(d Dialect, table string) queries {
 		// dynamostore list, whatever the database's collation.
 		q.selLock += ` FOR UPDATE`
 		q.list = `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name COLLATE "C"`
-		for _, p := range []*string{&q.sel, &q.selLock, &q.list, &q.insert, &q.update, &q.rename, &q.renamed, &q.drop} {
+		q.setGens = `UPDATE ` + table + ` SET gen = (random() * 9.2e18)::bigint | 1 WHERE gen = 0`
+		for _, p := range []*string{&q.sel, &q.selLock, &q.list, &q.insert, &q.update, &q.rename, &q.renamed, &q.drop, &q.gen} {
 			*p = numberPlaceholders(*p)
 		}
 	}
@@ -243,9 +255,24 @@ func (s *Store) init(ctx context.Context) error {
 			}
 		}
 	}
+	// Rows without an incarnation get one: those of a table made before
+	// the gen column, and those an older version created since.
+	var one int
+	switch err := s.db.QueryRowContext(ctx, s.q.zeroGen).Scan(&one); {
+	case err == nil:
+		if _, err := s.db.ExecContext(ctx, s.q.setGens); err != nil {
+			return fmt.Errorf("give the sequences in %s an incarnation (column gen): %w", s.table, err)
+		}
+	case !errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("read %s: %w", s.table, err)
+	}
 	s.ready = true
 	return nil
 }
+
+// newGen returns the incarnation of a sequence being created: random, never
+// 0 (0 means "unknown" to readers of sequence.Info.Gen).
+func newGen() int64 { return int64(rand.Uint64() | 1) }
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -255,12 +282,13 @@ func scanInfo(sc scanner) (sequence.Info, error) {
 		typ, defaults            string
 		cycle, called, lastNanos int64
 		bufferMS, revalidateMS   int64
+		gen                      int64
 	)
 	err := sc.Scan(&info.Name, &typ, &info.Spec.Increment, &info.Spec.Min, &info.Spec.Max, &info.Spec.Start,
 		&info.Spec.Cache, &cycle, &info.Position.Last, &called, &info.Version, &info.Reservations,
 		&info.ValuesReserved, &lastNanos, &info.Spec.OwnedBy, &defaults,
 		&info.Spec.DailyLimit, &info.DayUsage.Day, &info.DayUsage.Used,
-		&bufferMS, &info.Spec.Policy.MinBlock, &info.Spec.Policy.MaxBlock, &revalidateMS)
+		&bufferMS, &info.Spec.Policy.MinBlock, &info.Spec.Policy.MaxBlock, &revalidateMS, &gen)
 	if err != nil {
 		return info, err
 	}
@@ -274,6 +302,7 @@ func scanInfo(sc scanner) (sequence.Info, error) {
 	info.Spec.Type = t
 	info.Spec.Policy.Buffer = time.Duration(bufferMS) * time.Millisecond
 	info.Spec.Policy.Revalidate = time.Duration(revalidateMS) * time.Millisecond
+	info.Gen = uint64(gen)
 	info.Spec.Cycle = cycle != 0
 	info.Position.Called = called != 0
 	if lastNanos != 0 {
@@ -372,6 +401,7 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 			return err
 		}
 		b = blk
+		b.Gen = info.Gen
 		info.Position, info.DayUsage = pos, usage
 		info.Reservations++
 		info.ValuesReserved += blk.Count
@@ -384,10 +414,15 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 	return b, nil
 }
 
-// Release implements [sequence.Releaser] with [sequence.Spec.Release].
+// Release implements [sequence.Releaser] with [sequence.Spec.Release]; a
+// block of another incarnation (the sequence was dropped and created again
+// since) is refused.
 func (s *Store) Release(ctx context.Context, name string, unused sequence.Block) (bool, error) {
 	var ok bool
 	err := s.modify(ctx, name, func(info *sequence.Info) error {
+		if unused.Gen != 0 && info.Gen != 0 && unused.Gen != info.Gen {
+			return errNoChange
+		}
 		var pos sequence.Position
 		if pos, ok = info.Spec.Release(info.Position, unused); !ok {
 			return errNoChange
@@ -411,7 +446,7 @@ func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos
 		res, err := tx.ExecContext(ctx, s.q.insert, name, spec.Type.String(), spec.Increment, spec.Min, spec.Max,
 			spec.Start, spec.Cache, b2i(spec.Cycle), pos.Last, b2i(pos.Called), 1, 0, 0, 0, spec.OwnedBy,
 			sequence.EncodeDefaults(spec.Defaults), spec.DailyLimit, 0, 0,
-			spec.Policy.Buffer.Milliseconds(), spec.Policy.MinBlock, spec.Policy.MaxBlock, spec.Policy.Revalidate.Milliseconds())
+			spec.Policy.Buffer.Milliseconds(), spec.Policy.MinBlock, spec.Policy.MaxBlock, spec.Policy.Revalidate.Milliseconds(), newGen())
 		if err != nil {
 			return err
 		}
@@ -505,6 +540,19 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 		}
 		return nil
 	}))
+}
+
+// Gen implements [sequence.Validator]: one SELECT of the gen column.
+func (s *Store) Gen(ctx context.Context, name string) (uint64, error) {
+	if err := s.init(ctx); err != nil {
+		return 0, s.wrap("gen", name, err)
+	}
+	var gen int64
+	err := s.db.QueryRowContext(ctx, s.q.gen, name).Scan(&gen)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, sequence.NotFoundError(name)
+	}
+	return uint64(gen), s.wrap("gen", name, err)
 }
 
 // Describe implements [sequence.Admin].

@@ -88,7 +88,7 @@ func reserveBudget(t *testing.T, st sequence.Store, m *budgetModel, n int64) seq
 	if err != nil {
 		t.Fatalf("Reserve(%s, %d) at %v: %v, want %+v", m.name, n, m.clock.Now(), err, want)
 	}
-	if got != want {
+	if !sameValues(got, want) {
 		t.Fatalf("Reserve(%s, %d) at %v = %+v, want %+v", m.name, n, m.clock.Now(), got, want)
 	}
 	m.pos, m.usage = pos, usage

@@ -18,6 +18,7 @@ const (
 	OpDescribe = "Describe"
 	OpList     = "List"
 	OpSetVal   = "SetVal"
+	OpGen      = "Gen"
 )
 
 // Faulty wraps a store and injects failures, for tests of code that must
@@ -41,8 +42,9 @@ type fault struct {
 }
 
 var (
-	_ sequence.Store    = (*Faulty)(nil)
-	_ sequence.Releaser = (*Faulty)(nil)
+	_ sequence.Store     = (*Faulty)(nil)
+	_ sequence.Releaser  = (*Faulty)(nil)
+	_ sequence.Validator = (*Faulty)(nil)
 )
 
 // NewFaulty wraps st; with no fault set it forwards every call.
@@ -118,6 +120,12 @@ func (f *Faulty) Release(ctx context.Context, name string, unused sequence.Block
 		}
 		return false, nil
 	})
+}
+
+// Gen implements [sequence.Validator] with [sequence.ReadGen] of the
+// wrapped store.
+func (f *Faulty) Gen(ctx context.Context, name string) (uint64, error) {
+	return do(f, OpGen, func() (uint64, error) { return sequence.ReadGen(ctx, f.store, name) })
 }
 
 // Create implements [sequence.Admin].

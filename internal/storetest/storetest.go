@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) sequence.Store) {
 		{"Defaults", testDefaults},
 		{"Policy", testPolicy},
 		{"Drop", testDrop},
+		{"Gen", testGen},
 		{"Release", testRelease},
 		{"Counters", testCounters},
 		{"Names", testNames},
@@ -123,10 +124,16 @@ func reserveModel(t *testing.T, st sequence.Store, m *model, n int64) (sequence.
 	if err != nil {
 		t.Fatalf("Reserve(%s, %d): %v, want %+v", m.name, n, err, want)
 	}
-	if got != want {
+	if !sameValues(got, want) {
 		t.Fatalf("Reserve(%s, %d) = %+v, want %+v", m.name, n, got, want)
 	}
 	return got, nil
+}
+
+// sameValues reports whether two blocks hold the same values, whatever
+// incarnation (Block.Gen) they say they come from.
+func sameValues(a, b sequence.Block) bool {
+	return a.First == b.First && a.Step == b.Step && a.Count == b.Count
 }
 
 // checkError checks that err is a *sequence.Error equal to want (kind,
@@ -310,7 +317,7 @@ func testReserve(t *testing.T, st sequence.Store, n namer) {
 			m := create(t, st, n.name(tc.name), tc.c)
 			for i, k := range tc.ns {
 				b, _ := reserveModel(t, st, m, k)
-				if b != tc.want[i] {
+				if !sameValues(b, tc.want[i]) {
 					t.Fatalf("Reserve #%d (%d) = %+v, PostgreSQL gives %+v", i+1, k, b, tc.want[i])
 				}
 			}
@@ -777,6 +784,79 @@ func testDrop(t *testing.T, st sequence.Store, n namer) {
 	reserveModel(t, st, m, 1)
 }
 
+// testGen checks the incarnation of a sequence: set by Create (never 0),
+// the same in Describe, List, the blocks Reserve returns and
+// [sequence.Validator]'s Gen; kept by SetVal, Alter and Rename; different
+// after Drop and Create; ErrNotFound for a dropped or renamed-away name.
+func testGen(t *testing.T, st sequence.Store, n namer) {
+	v, ok := st.(sequence.Validator)
+	if !ok {
+		t.Fatalf("%T does not implement sequence.Validator", st)
+	}
+	ctx := t.Context()
+	a, b := n.name("a"), n.name("b")
+	m := create(t, st, a, sequence.Clauses{})
+	gen := func(name string) uint64 {
+		t.Helper()
+		g, err := v.Gen(ctx, name)
+		if err != nil {
+			t.Fatalf("Gen(%s): %v", name, err)
+		}
+		return g
+	}
+	g := gen(a)
+	if g == 0 {
+		t.Fatalf("Gen(%s) = 0 after Create, want an incarnation", a)
+	}
+	if info := describe(t, st, m); info.Gen != g {
+		t.Errorf("Describe(%s).Gen = %d, Gen = %d", a, info.Gen, g)
+	}
+	if blk, _ := reserveModel(t, st, m, 3); blk.Gen != g {
+		t.Errorf("Reserve(%s).Gen = %d, want %d", a, blk.Gen, g)
+	}
+	if info, err := st.SetVal(ctx, a, 10, true); err != nil || info.Gen != g || gen(a) != g {
+		t.Errorf("SetVal: Gen %d (%v), want %d kept", info.Gen, err, g)
+	}
+	m.pos = sequence.Position{Last: 10, Called: true}
+	if info, err := st.Alter(ctx, a, sequence.Clauses{Increment: sequence.Int64(2)}); err != nil || info.Gen != g || gen(a) != g {
+		t.Errorf("Alter: Gen %d (%v), want %d kept", info.Gen, err, g)
+	}
+	if err := st.Rename(ctx, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if got := gen(b); got != g {
+		t.Errorf("Gen after Rename = %d, want %d kept", got, g)
+	}
+	_, err := v.Gen(ctx, a)
+	checkError(t, "Gen(old name)", err, sequence.NotFoundError(a))
+	infos, err := st.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range infos {
+		if info.Name == b && info.Gen != g {
+			t.Errorf("List: Gen of %s = %d, want %d", b, info.Gen, g)
+		}
+	}
+
+	if err := st.Drop(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.Gen(ctx, b)
+	checkError(t, "Gen after Drop", err, sequence.NotFoundError(b))
+	m = create(t, st, b, sequence.Clauses{})
+	g2 := gen(b)
+	if g2 == 0 || g2 == g {
+		t.Errorf("Gen of %s created again = %d, was %d: want a new incarnation", b, g2, g)
+	}
+	if blk, _ := reserveModel(t, st, m, 1); blk.Gen != g2 {
+		t.Errorf("Reserve after Drop and Create: Gen %d, want %d", blk.Gen, g2)
+	}
+	if got, err := sequence.ReadGen(ctx, st, b); err != nil || got != g2 {
+		t.Errorf("sequence.ReadGen = %d, %v; want %d", got, err, g2)
+	}
+}
+
 func testRelease(t *testing.T, st sequence.Store, n namer) {
 	r, ok := st.(sequence.Releaser)
 	if !ok {
@@ -849,6 +929,23 @@ func testRelease(t *testing.T, st sequence.Store, n namer) {
 		}
 		m.pos = sequence.Position{Last: 100, Called: true}
 		release(t, m, b.Tail(5), false)
+	})
+	t.Run("refused_other_incarnation", func(t *testing.T) {
+		// A process holding a block of a sequence dropped and created again
+		// (and drawn to the same position) must not hand it back to the new
+		// one, whose values it would then give out twice.
+		m := create(t, st, n.name("incarnation"), sequence.Clauses{})
+		old, _ := reserveModel(t, st, m, 10)
+		if err := st.Drop(ctx, m.name); err != nil {
+			t.Fatal(err)
+		}
+		m = create(t, st, m.name, sequence.Clauses{})
+		reserveModel(t, st, m, 10) // at 10: where old would have left it
+		if ok, err := r.Release(ctx, m.name, old.Tail(5)); ok || err != nil {
+			t.Fatalf("Release of the dropped incarnation's tail %+v = %v, %v; want false, nil", old.Tail(5), ok, err)
+		}
+		describe(t, st, m)
+		reserveModel(t, st, m, 1)
 	})
 	t.Run("not_found", func(t *testing.T) {
 		_, err := r.Release(ctx, n.name("missing"), sequence.Block{First: 1, Step: 1, Count: 1})
