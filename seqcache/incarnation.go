@@ -11,7 +11,9 @@ type incarnation struct {
 
 // Incarnation tells which sequence the handle's name names in this process:
 // it changes when [Cache.Retire] or [Cache.Renamed] says the name stopped
-// naming the sequence it named. Session state kept with the incarnation of
+// naming the sequence it named, and when the cache finds the sequence
+// dropped, recreated or renamed by another process (see Revalidation in
+// the package documentation). Session state kept with the incarnation of
 // its sequence (currval, lastval) is stale when they differ. One atomic
 // load: no lock, no allocation.
 func (h *Handle) Incarnation() uint64 { return h.incarnation.Load() }

@@ -134,6 +134,7 @@ func (h *Handle) check(start time.Time, gen, hold uint64) {
 	if why != "" && gen == h.gen && hold == h.holdGen {
 		wasted = h.invalidateLocked()
 		h.revalidations++
+		h.incarnation.Add(1) // the name names another sequence, or none: see Cache.Retire
 	} else {
 		why = ""
 	}
@@ -160,6 +161,7 @@ func (h *Handle) newIncarnationLocked(b sequence.Block) int64 {
 		h.standby, h.standbyN = nil, 0
 		h.sizing.prevOK = false // no gap to read between two sequences
 		h.revalidations++
+		h.incarnation.Add(1) // see Cache.Retire
 	}
 	if b.Gen != 0 {
 		h.holdGen = b.Gen

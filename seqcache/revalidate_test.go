@@ -32,6 +32,7 @@ func TestRevalidateDrop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store, c := quietCache(t)
 		ctx := context.Background()
+		inc := c.Incarnation("s")
 		store.drop("s")
 		time.Sleep(testRevalidate / 2)
 		if v, err := c.Next(ctx, "s"); err != nil || v != 2 {
@@ -48,6 +49,9 @@ func TestRevalidateDrop(t *testing.T) {
 		if st.Revalidations != 1 || st.Checks != 1 || st.Wasted == 0 || st.Depth != 0 {
 			t.Errorf("Stats = %+v; want 1 check, 1 revalidation, the cached values wasted", st)
 		}
+		if c.Incarnation("s") == inc {
+			t.Error("Incarnation unchanged after the drop was noticed: currval would still answer")
+		}
 	})
 }
 
@@ -57,6 +61,7 @@ func TestRevalidateRecreate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store, c := quietCache(t)
 		ctx := context.Background()
+		inc := c.Incarnation("s")
 		store.drop("s")
 		store.create("s", sequence.DefaultSpec())
 		other, err := store.Reserve(ctx, "s", 10) // the other process draws 1..10
@@ -80,6 +85,9 @@ func TestRevalidateRecreate(t *testing.T) {
 		if st := c.Stats("s"); st.Revalidations != 1 {
 			t.Errorf("Revalidations = %d, want 1", st.Revalidations)
 		}
+		if c.Incarnation("s") == inc {
+			t.Error("Incarnation unchanged after the new sequence was noticed: currval would answer the old one's")
+		}
 	})
 }
 
@@ -90,6 +98,7 @@ func TestRevalidateRefillOfNewIncarnation(t *testing.T) {
 		store, c := quietCache(t, func(o *Options) { o.Revalidate = -1 })
 		ctx := context.Background()
 		h := c.Handle("s")
+		inc := h.Incarnation()
 		store.drop("s")
 		store.create("s", sequence.DefaultSpec())
 		if _, err := store.Reserve(ctx, "s", 1000); err != nil { // the other process draws 1..1000
@@ -107,6 +116,9 @@ func TestRevalidateRefillOfNewIncarnation(t *testing.T) {
 		}
 		if st := c.Stats("s"); st.Revalidations != 1 || st.Checks != 0 {
 			t.Errorf("Stats = %+v; want 1 revalidation, no check", st)
+		}
+		if h.Incarnation() == inc {
+			t.Error("Incarnation unchanged by a block of another sequence")
 		}
 	})
 }

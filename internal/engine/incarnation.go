@@ -6,8 +6,9 @@ package engine
 // one keeps its values under the new name. The session's state keeps the
 // incarnation of each name (seqcache's Handle.Incarnation), which sequence
 // DDL of any session of the process changes, and checks it here: one
-// lock-free lookup, no store round trip. DDL run by other processes is not
-// seen.
+// lock-free lookup, no store round trip. DDL run by other processes is
+// seen when the cache notices it (seqcache's revalidation: within
+// seqshim.revalidate while values are cached, or at the next reservation).
 
 // currval returns the session's currval of name if the name still names
 // the sequence it was recorded for, following renames made by other
