@@ -36,6 +36,15 @@ const (
 	attrLimit   = "dlimit"   // N: daily limit (sequence.Spec.DailyLimit); absent for none
 	attrUDay    = "uday"     // N: the UTC day (sequence.Day) uused counts; absent until a reservation under a limit
 	attrUUsed   = "uused"    // N: values reserved on uday under a daily limit (sequence.Info.DayUsage)
+
+	// The proof of the latest reservation made with a token
+	// (sequence.Recoverer): written with it, removed by a reservation
+	// without a token and by a release.
+	attrTok      = "tok"      // S: the token (sequence.Token.String)
+	attrTokFirst = "tokfirst" // N: the block's first value
+	attrTokStep  = "tokstep"  // N: the block's step
+	attrTokCount = "tokcount" // N: the block's count
+	attrTokVer   = "tokver"   // N: ver when the block was reserved
 )
 
 // record is a decoded item.
@@ -44,6 +53,10 @@ type record struct {
 	gen   string // incarnation, see attrGen
 	resv  string // the raw reservation counter, compared as is in compare-and-set conditions
 	moved string // non-empty: fenced by a Rename in progress
+
+	tok      string         // the latest reservation's token; empty if none
+	tokBlock sequence.Block // its block, if tok is set
+	tokVer   int64          // ver when it was reserved, if tok is set
 }
 
 func num(v int64) types.AttributeValue {
@@ -144,6 +157,11 @@ func decode(name string, item map[string]types.AttributeValue) (record, error) {
 	}
 	if _, ok := item[attrMoved]; ok {
 		r.moved = d.str(attrMoved)
+	}
+	if _, ok := item[attrTok]; ok {
+		r.tok = d.str(attrTok)
+		r.tokBlock = sequence.Block{First: d.int(attrTokFirst), Step: d.int(attrTokStep), Count: d.int(attrTokCount)}
+		r.tokVer = d.int(attrTokVer)
 	}
 	if d.bad != "" {
 		return record{}, fmt.Errorf("%w %q: attribute %q", errMalformed, name, d.bad)

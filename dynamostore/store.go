@@ -97,9 +97,10 @@ type issued struct {
 }
 
 var (
-	_ sequence.Store    = (*Store)(nil)
-	_ sequence.Releaser = (*Store)(nil)
-	_ sequence.Checker  = (*Store)(nil)
+	_ sequence.Store     = (*Store)(nil)
+	_ sequence.Releaser  = (*Store)(nil)
+	_ sequence.Checker   = (*Store)(nil)
+	_ sequence.Recoverer = (*Store)(nil)
 )
 
 // entry is what a Store remembers of a sequence between reservations, so the
@@ -226,6 +227,48 @@ func (s *Store) load(ctx context.Context, name string) (record, error) {
 // [sequence.Spec.ReserveAt], and a reservation with nothing left fails with
 // sequence.ErrDailyLimit without writing.
 func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
+	return s.reserve(ctx, name, n, sequence.Token{})
+}
+
+// ReserveToken implements [sequence.Recoverer]: Reserve, whose write (the
+// fast path's UpdateItem or the slow path's compare-and-set, daily limit or
+// not) also sets tok to token and tokfirst, tokstep, tokcount to the block
+// (on the fast path tokfirst is computed by the update itself from the
+// position before it: DynamoDB evaluates every operand against the item as
+// it was), and tokver to the version the write was conditioned on.
+func (s *Store) ReserveToken(ctx context.Context, name string, n int64, token sequence.Token) (sequence.Block, error) {
+	return s.reserve(ctx, name, n, token)
+}
+
+// Recover implements [sequence.Recoverer] with one consistent GetItem: the
+// block stored with token if tok is token, else false. Only the latest
+// reservation's token is kept: once another reservation (with a token or
+// without) or a release wrote the item, the proof is gone and the block
+// stays a gap. A recovered block that is still the latest reservation (the
+// version unchanged since) may have its tail released, like one received.
+func (s *Store) Recover(ctx context.Context, name string, token sequence.Token) (sequence.Block, bool, error) {
+	if token.IsZero() {
+		return sequence.Block{}, false, nil
+	}
+	r, err := s.load(ctx, name)
+	if errors.Is(err, sequence.ErrNotFound) {
+		return sequence.Block{}, false, nil
+	}
+	if err != nil {
+		return sequence.Block{}, false, s.wrap("recover", name, err)
+	}
+	if r.tok != token.String() || r.tokBlock.Count <= 0 {
+		return sequence.Block{}, false, nil
+	}
+	s.mu.Lock()
+	if r.info.Version == r.tokVer {
+		s.issued[name] = issued{gen: r.gen, ver: r.info.Version, resv: r.resv}
+	}
+	s.mu.Unlock()
+	return r.tokBlock, true, nil
+}
+
+func (s *Store) reserve(ctx context.Context, name string, n int64, token sequence.Token) (sequence.Block, error) {
 	if n < 1 {
 		n = 1
 	}
@@ -233,7 +276,7 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 		now := s.opts.Now()
 		if e, ok := s.recall(name); ok {
 			if p, ok := plan(e.spec, e.called, n); ok && p.covers(e.last) && fits(e, now, n) {
-				b, err := s.add(ctx, name, e, p, n, now)
+				b, err := s.add(ctx, name, e, p, n, now, token)
 				if err == nil || !conditionFailed(err) {
 					return b, s.wrap("reserve", name, err)
 				}
@@ -249,9 +292,9 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 		e := entryOf(r)
 		var b sequence.Block
 		if p, ok := plan(e.spec, e.called, n); ok && p.covers(e.last) && fits(e, now, n) {
-			b, err = s.add(ctx, name, e, p, n, now)
+			b, err = s.add(ctx, name, e, p, n, now, token)
 		} else {
-			b, err = s.swap(ctx, name, r, n, now)
+			b, err = s.swap(ctx, name, r, n, now, token)
 		}
 		if conditionFailed(err) {
 			s.forget(name)
@@ -302,7 +345,7 @@ func fits(e entry, now time.Time, n int64) bool {
 // p.d, the block derived from the new position it returns. Under a daily
 // limit it also counts the n values in the day's usage, conditioned on the
 // count read (see Reserve).
-func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int64, now time.Time) (sequence.Block, error) {
+func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int64, now time.Time, token sequence.Token) (sequence.Block, error) {
 	op := "+"
 	if e.spec.Descending() {
 		op = "-"
@@ -342,7 +385,21 @@ func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int
 			cond += " AND (attribute_not_exists(#uday) OR #uday < :uday)"
 		}
 	}
-	out, err := s.updateItem(ctx, s.key(name), set+add, cond, values, types.ReturnValueUpdatedNew)
+	remove := ""
+	if token.IsZero() {
+		remove = " REMOVE #tok"
+	} else {
+		// The first value from the position before the update: the block
+		// never wraps on the fast path, so it is last + INCREMENT once
+		// called, last itself before.
+		var off int64
+		if e.called {
+			off = e.spec.Increment
+		}
+		set += ", #tok = :tok, #tokfirst = #last + :off, #tokstep = :step, #tokcount = :cnt, #tokver = :v"
+		values[":tok"], values[":off"], values[":step"] = str(token.String()), num(off), num(e.spec.Increment)
+	}
+	out, err := s.updateItem(ctx, s.key(name), set+add+remove, cond, values, types.ReturnValueUpdatedNew)
 	if err != nil {
 		return sequence.Block{}, err
 	}
@@ -378,7 +435,7 @@ func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int
 // (and the day's usage, under a daily limit) read in r, written with a
 // compare-and-set on that exact state (the reservation counter makes it
 // immune to ABA).
-func (s *Store) swap(ctx context.Context, name string, r record, n int64, now time.Time) (sequence.Block, error) {
+func (s *Store) swap(ctx context.Context, name string, r record, n int64, now time.Time, token sequence.Token) (sequence.Block, error) {
 	b, pos, usage, err := r.info.Spec.ReserveAt(name, r.info.Position, r.info.DayUsage, now, n)
 	if err != nil {
 		return sequence.Block{}, err
@@ -390,6 +447,12 @@ func (s *Store) swap(ctx context.Context, name string, r record, n int64, now ti
 		values[":uday"], values[":uused"] = num(int64(usage.Day)), num(usage.Used)
 	}
 	update := set + " ADD #resv :one, #nres :cnt"
+	if token.IsZero() {
+		update += " REMOVE #tok"
+	} else {
+		update = "SET #tok = :tok, #tokfirst = :tf, #tokstep = :ts, #tokcount = :cnt, #tokver = :v, " + update[len("SET "):]
+		values[":tok"], values[":tf"], values[":ts"] = str(token.String()), num(b.First), num(b.Step)
+	}
 	cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v AND #last = :ol AND #called = :oc AND #resv = :r"
 	// UPDATED_NEW only for symmetry with the fast path (and tests that
 	// watch the wire): the block is known already.
@@ -451,7 +514,9 @@ func (s *Store) Release(ctx context.Context, name string, unused sequence.Block)
 		if !ok {
 			return false, nil
 		}
-		update := "SET #last = :nl, #called = :nc"
+		// The position moves back over the tail: a token of the
+		// reservation before no longer proves its block is unused.
+		update := "SET #last = :nl, #called = :nc REMOVE #tok"
 		cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v AND #last = :ol AND #called = :oc AND #resv = :r"
 		_, err = s.updateItem(ctx, s.key(name), update, cond, map[string]types.AttributeValue{
 			":nl": num(pos.Last),

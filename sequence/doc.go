@@ -31,9 +31,10 @@
 //
 // A store keeps one position per sequence and implements [Reserver] (blocks),
 // [Admin] (create, alter, rename, drop, describe, list, setval) and optionally
-// [Releaser] (taking back an unused tail) and [Checker] (a cheap check of its
-// configuration). Packages memstore, sqlstore and dynamostore implement
-// [Store].
+// [Releaser] (taking back an unused tail), [Checker] (a cheap check of its
+// configuration) and [Recoverer] (the block of a reservation whose answer was
+// lost, proved by the caller's [Token]). Packages memstore, sqlstore and
+// dynamostore implement [Store]; sqlstore and dynamostore also [Recoverer].
 //
 // # Errors
 //
