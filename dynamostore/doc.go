@@ -48,6 +48,13 @@
 //	uday     N     the UTC day (sequence.Day) uused counts; absent until a
 //	               reservation under a daily limit
 //	uused    N     values reserved on uday under the daily limit
+//	tok      S     the token of the latest reservation made with one
+//	               (sequence.Recoverer; removed by a reservation without a
+//	               token and by a release), with its block:
+//	tokfirst N     the block's first value
+//	tokstep  N     the block's step
+//	tokcount N     the block's count
+//	tokver   N     ver when the block was reserved
 //	moved    S     only while a Rename is in progress: the new name (fenced)
 //	from     S     only while a Rename is in progress: the old key, on the new item
 //
@@ -81,6 +88,24 @@
 // with the compare-and-set. The block that reaches the limit is truncated
 // to what is left; a reservation with nothing left is sequence.ErrDailyLimit
 // (54000) and writes nothing.
+//
+// # Recovering lost answers
+//
+// A reservation whose answer is lost (a timeout, a reset, a response
+// dropped after DynamoDB applied the update) is a gap of a whole block
+// unless its caller can prove it was its own. [Store.ReserveToken] is
+// Reserve that writes the caller's token (tok) and the block (tokfirst,
+// tokstep, tokcount) in the same UpdateItem, on every path: on the fast
+// path tokfirst is computed by the update from last as it was before it
+// (DynamoDB evaluates every operand of an update expression against the
+// item before the update; dynalite too, which the tests check), on the
+// compare-and-set path it is the block computed from the state read.
+// [Store.Recover] is one consistent GetItem: the block if tok is the
+// caller's token, else false. Only the latest reservation's token is kept:
+// after another reservation (with a token or without) or a release, the
+// proof is gone and the block stays a gap. A request still in flight that
+// applies after the read-back is a gap too, never a duplicate. Reads cost
+// one strongly consistent read unit, and only after a failed reservation.
 //
 // # Guarantees
 //

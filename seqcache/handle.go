@@ -79,6 +79,7 @@ type Handle struct {
 
 	// counters
 	reservations, reserved, waits, storeErrors, released, wasted, throttled int64
+	recoveries, recovered                                                   int64
 }
 
 func newHandle(c *Cache, name string) *Handle {
@@ -270,6 +271,8 @@ func (h *Handle) Stats() Stats {
 		Released:     h.released,
 		Wasted:       h.wasted,
 		Throttled:    h.throttled,
+		Recoveries:   h.recoveries,
+		Recovered:    h.recovered,
 		Span:         h.sizing.span,
 	}
 }

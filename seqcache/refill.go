@@ -55,9 +55,7 @@ func (h *Handle) refill(done chan struct{}) {
 		h.mu.Unlock()
 
 		start := time.Now()
-		ctx, cancel := context.WithTimeout(h.c.ctx, h.c.opts.RefillTimeout)
-		b, err := h.c.store.Reserve(ctx, h.name, n)
-		cancel()
+		b, err, lost := h.reserve(n)
 		now := time.Now()
 		closing := err != nil && h.c.ctx.Err() != nil // the failure is Close's doing
 
@@ -76,6 +74,11 @@ func (h *Handle) refill(done chan struct{}) {
 				h.throttledLocked(now)
 			}
 		} else {
+			if lost != nil {
+				h.storeErrors++ // the call failed; its block came by the read-back
+				h.recoveries++
+				h.recovered += b.Count
+			}
 			h.sizing.raised = false
 			h.reservations++
 			h.reserved += b.Count
@@ -99,11 +102,11 @@ func (h *Handle) refill(done chan struct{}) {
 			h.active.Load().trigger.Store(h.active.Load().Count)
 			h.refilling.Store(false)
 			h.mu.Unlock()
-			h.reportStoreCall(now.Sub(start), b.Count, err, closing, wasted, nt)
+			h.reportStoreCall(now.Sub(start), b.Count, err, lost, closing, wasted, nt)
 			return
 		}
 		h.mu.Unlock()
-		h.reportStoreCall(now.Sub(start), b.Count, err, closing, wasted, nt)
+		h.reportStoreCall(now.Sub(start), b.Count, err, lost, closing, wasted, nt)
 
 		if err == nil {
 			backoff = minBackoff
@@ -129,11 +132,57 @@ func (h *Handle) refill(done chan struct{}) {
 	}
 }
 
+// reserve asks the store for a block of n values, under RefillTimeout.
+//
+// With a [sequence.Recoverer] store the attempt carries a fresh token, and
+// a failure that may hide an applied reservation (see recoverable) is
+// followed by one read-back of that token, under a timeout of its own: on
+// proof the block is adopted, and lost is the failure it replaces. The
+// attempt is over (returned, its context cancelled) before the read-back,
+// so its block is received once at most: by the answer or by the proof.
+// No proof, or a read-back that fails, leaves the block a gap; the next
+// attempt has a new token.
+func (h *Handle) reserve(n int64) (b sequence.Block, err, lost error) {
+	ctx, cancel := context.WithTimeout(h.c.ctx, h.c.opts.RefillTimeout)
+	rec := h.c.rec
+	if rec == nil {
+		b, err = h.c.store.Reserve(ctx, h.name, n)
+		cancel()
+		return b, err, nil
+	}
+	tok := sequence.NewToken()
+	b, err = rec.ReserveToken(ctx, h.name, n, tok)
+	cancel()
+	if err == nil || !recoverable(err) || h.c.ctx.Err() != nil {
+		return b, err, nil
+	}
+	ctx, cancel = context.WithTimeout(h.c.ctx, h.c.opts.RefillTimeout)
+	rb, ok, rerr := rec.Recover(ctx, h.name, tok)
+	cancel()
+	if rerr != nil || !ok || rb.Count <= 0 {
+		return sequence.Block{}, err, nil
+	}
+	return rb, nil, err
+}
+
+// recoverable reports whether a failed reservation may have been applied
+// by the store with its answer lost, so that reading its token back may
+// find it: a transient failure (a timeout, a reset, a lost race after a
+// retry) other than throttling, which the store reports instead of
+// applying the request. A definitive answer applied nothing.
+func recoverable(err error) bool {
+	return transient(err) && !errors.Is(err, sequence.ErrThrottled)
+}
+
 // reportStoreCall records a store call of a refill and logs the change of
-// state it made, once h.mu is released (waiters are woken first).
-func (h *Handle) reportStoreCall(took time.Duration, n int64, err error, closing bool, wasted int64, nt note) {
+// state it made, once h.mu is released (waiters are woken first). lost is
+// the failure of a call whose block was recovered (err is then nil).
+func (h *Handle) reportStoreCall(took time.Duration, n int64, err, lost error, closing bool, wasted int64, nt note) {
 	if !closing {
 		h.recordStoreCall(took, n, err)
+		if lost != nil {
+			h.recordRecovery(lost, n)
+		}
 	}
 	h.recordLoss(wasted, 0)
 	h.log(context.Background(), nt, 0)

@@ -54,6 +54,19 @@ var oldTables = []struct {
 		row:     `INSERT INTO $T VALUES ('old', 'bigint', 1, 1, 9223372036854775807, 1, 1, 0, 5, 1, 1, 0, 0, 0, 'db/1/2/3', '')`,
 		ownedBy: "db/1/2/3",
 	},
+	{
+		name: "before reservation tokens",
+		create: `CREATE TABLE $T (
+	name TEXT NOT NULL PRIMARY KEY, seq_type TEXT NOT NULL, increment_by BIGINT NOT NULL,
+	min_value BIGINT NOT NULL, max_value BIGINT NOT NULL, start_value BIGINT NOT NULL,
+	cache_size BIGINT NOT NULL, is_cycle BIGINT NOT NULL, last_value BIGINT NOT NULL,
+	is_called BIGINT NOT NULL, version BIGINT NOT NULL, reservations BIGINT NOT NULL,
+	values_reserved BIGINT NOT NULL, last_reserved BIGINT NOT NULL,
+	owned_by TEXT NOT NULL DEFAULT '', defaults TEXT NOT NULL DEFAULT '',
+	daily_limit BIGINT NOT NULL DEFAULT 0, usage_day BIGINT NOT NULL DEFAULT 0, day_used BIGINT NOT NULL DEFAULT 0)`,
+		row:     `INSERT INTO $T VALUES ('old', 'bigint', 1, 1, 9223372036854775807, 1, 1, 0, 5, 1, 1, 0, 0, 0, 'db/1/2/3', '', 0, 0, 0)`,
+		ownedBy: "db/1/2/3",
+	},
 }
 
 // TestMigrate opens a store on a table made by an earlier version: the
@@ -106,6 +119,12 @@ func TestMigrate(t *testing.T) {
 				}
 				if b, err := st.Reserve(ctx, "old", 100); err != nil || b.First != 6 {
 					t.Errorf("Reserve(old) = %+v, %v", b, err)
+				}
+				tok := sequence.NewToken()
+				if b, err := st.ReserveToken(ctx, "old", 10, tok); err != nil || b.First != 106 {
+					t.Errorf("ReserveToken(old) = %+v, %v", b, err)
+				} else if got, ok, err := st.Recover(ctx, "old", tok); err != nil || !ok || got != b {
+					t.Errorf("Recover(old) = %+v, %v, %v; want %+v, true", got, ok, err, b)
 				}
 				if info, err := st.Alter(ctx, "old", sequence.Clauses{DailyLimit: sequence.Int64(7)}); err != nil || info.Spec.DailyLimit != 7 {
 					t.Errorf("Alter(old, daily limit) = %+v, %v", info.Spec, err)

@@ -64,9 +64,10 @@ type Store struct {
 }
 
 var (
-	_ sequence.Store    = (*Store)(nil)
-	_ sequence.Releaser = (*Store)(nil)
-	_ sequence.Checker  = (*Store)(nil)
+	_ sequence.Store     = (*Store)(nil)
+	_ sequence.Releaser  = (*Store)(nil)
+	_ sequence.Checker   = (*Store)(nil)
+	_ sequence.Recoverer = (*Store)(nil)
 )
 
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
@@ -122,6 +123,9 @@ func (s *Store) Table() string { return s.table }
 // queries are the statements of one dialect and table, built once.
 type queries struct {
 	create, sel, selLock, list, insert, update, rename, drop string
+	// updateProof is update that also writes the proof columns (res_*);
+	// selProof reads them (see [Store.Recover]).
+	updateProof, selProof string
 	// added are the columns a table made by an older version lacks, in the
 	// order they were introduced, with the ALTER TABLE that adds each.
 	added []addedColumn
@@ -133,6 +137,12 @@ type addedColumn struct{ name, add string }
 const columns = `name, seq_type, increment_by, min_value, max_value, start_value, cache_size, is_cycle,
 	last_value, is_called, version, reservations, values_reserved, last_reserved, owned_by, defaults,
 	daily_limit, usage_day, day_used`
+
+// setColumns are the assignments of an update of every column of a row
+// but the name (and the proof columns, res_*).
+const setColumns = `seq_type = ?, increment_by = ?, min_value = ?, max_value = ?, start_value = ?,
+	cache_size = ?, is_cycle = ?, last_value = ?, is_called = ?, version = ?, reservations = ?, values_reserved = ?,
+	last_reserved = ?, owned_by = ?, defaults = ?, daily_limit = ?, usage_day = ?, day_used = ?`
 
 func makeQueries(d Dialect, table string) queries {
 	// Every column is a 64-bit integer but the name and type, so one DDL
@@ -157,7 +167,11 @@ func makeQueries(d Dialect, table string) queries {
 	defaults TEXT NOT NULL DEFAULT '',
 	daily_limit BIGINT NOT NULL DEFAULT 0,
 	usage_day BIGINT NOT NULL DEFAULT 0,
-	day_used BIGINT NOT NULL DEFAULT 0
+	day_used BIGINT NOT NULL DEFAULT 0,
+	res_token TEXT NOT NULL DEFAULT '',
+	res_first BIGINT NOT NULL DEFAULT 0,
+	res_step BIGINT NOT NULL DEFAULT 0,
+	res_count BIGINT NOT NULL DEFAULT 0
 )`,
 		added: []addedColumn{
 			{"owned_by", `ALTER TABLE ` + table + ` ADD COLUMN owned_by TEXT NOT NULL DEFAULT ''`},
@@ -165,15 +179,19 @@ func makeQueries(d Dialect, table string) queries {
 			{"daily_limit", `ALTER TABLE ` + table + ` ADD COLUMN daily_limit BIGINT NOT NULL DEFAULT 0`},
 			{"usage_day", `ALTER TABLE ` + table + ` ADD COLUMN usage_day BIGINT NOT NULL DEFAULT 0`},
 			{"day_used", `ALTER TABLE ` + table + ` ADD COLUMN day_used BIGINT NOT NULL DEFAULT 0`},
+			{"res_token", `ALTER TABLE ` + table + ` ADD COLUMN res_token TEXT NOT NULL DEFAULT ''`},
+			{"res_first", `ALTER TABLE ` + table + ` ADD COLUMN res_first BIGINT NOT NULL DEFAULT 0`},
+			{"res_step", `ALTER TABLE ` + table + ` ADD COLUMN res_step BIGINT NOT NULL DEFAULT 0`},
+			{"res_count", `ALTER TABLE ` + table + ` ADD COLUMN res_count BIGINT NOT NULL DEFAULT 0`},
 		},
-		sel:    `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
-		list:   `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
-		insert: `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-		update: `UPDATE ` + table + ` SET seq_type = ?, increment_by = ?, min_value = ?, max_value = ?, start_value = ?,
-	cache_size = ?, is_cycle = ?, last_value = ?, is_called = ?, version = ?, reservations = ?, values_reserved = ?,
-	last_reserved = ?, owned_by = ?, defaults = ?, daily_limit = ?, usage_day = ?, day_used = ? WHERE name = ?`,
-		rename: `UPDATE ` + table + ` SET name = ? WHERE name = ?`,
-		drop:   `DELETE FROM ` + table + ` WHERE name = ?`,
+		sel:         `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
+		list:        `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
+		insert:      `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		update:      `UPDATE ` + table + ` SET ` + setColumns + ` WHERE name = ?`,
+		updateProof: `UPDATE ` + table + ` SET ` + setColumns + `, res_token = ?, res_first = ?, res_step = ?, res_count = ? WHERE name = ?`,
+		selProof:    `SELECT res_token, res_first, res_step, res_count FROM ` + table + ` WHERE name = ?`,
+		rename:      `UPDATE ` + table + ` SET name = ? WHERE name = ?`,
+		drop:        `DELETE FROM ` + table + ` WHERE name = ?`,
 	}
 	q.selLock = q.sel
 	if d == Postgres {
@@ -181,7 +199,7 @@ func makeQueries(d Dialect, table string) queries {
 		// dynamostore list, whatever the database's collation.
 		q.selLock += ` FOR UPDATE`
 		q.list = `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name COLLATE "C"`
-		for _, p := range []*string{&q.sel, &q.selLock, &q.list, &q.insert, &q.update, &q.rename, &q.drop} {
+		for _, p := range []*string{&q.sel, &q.selLock, &q.list, &q.insert, &q.update, &q.updateProof, &q.selProof, &q.rename, &q.drop} {
 			*p = numberPlaceholders(*p)
 		}
 	}
@@ -280,13 +298,27 @@ func nanos(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-// update writes every field of info to its row.
-func (s *Store) update(ctx context.Context, tx *sql.Tx, info *sequence.Info) error {
+// proof is what a reservation writes for [Store.Recover] (columns res_*):
+// its token ("" for none) and its block.
+type proof struct {
+	token string
+	block sequence.Block
+}
+
+// update writes every field of info to its row and, unless p is nil, the
+// proof columns.
+func (s *Store) update(ctx context.Context, tx *sql.Tx, info *sequence.Info, p *proof) error {
 	sp := &info.Spec
-	_, err := tx.ExecContext(ctx, s.q.update, sp.Type.String(), sp.Increment, sp.Min, sp.Max, sp.Start,
+	args := []any{sp.Type.String(), sp.Increment, sp.Min, sp.Max, sp.Start,
 		sp.Cache, b2i(sp.Cycle), info.Position.Last, b2i(info.Position.Called), info.Version,
 		info.Reservations, info.ValuesReserved, nanos(info.LastReserved), sp.OwnedBy,
-		sequence.EncodeDefaults(sp.Defaults), sp.DailyLimit, int64(info.DayUsage.Day), info.DayUsage.Used, info.Name)
+		sequence.EncodeDefaults(sp.Defaults), sp.DailyLimit, int64(info.DayUsage.Day), info.DayUsage.Used}
+	query := s.q.update
+	if p != nil {
+		query = s.q.updateProof
+		args = append(args, p.token, p.block.First, p.block.Step, p.block.Count)
+	}
+	_, err := tx.ExecContext(ctx, query, append(args, info.Name)...)
 	return err
 }
 
@@ -298,6 +330,12 @@ var errNoChange = errors.New("no change")
 // BEGIN IMMEDIATE on SQLite (the DSN's _txlock) and SELECT ... FOR UPDATE on
 // PostgreSQL, so no other process reads the row between our read and write.
 func (s *Store) modify(ctx context.Context, name string, fn func(info *sequence.Info) error) error {
+	return s.modifyProof(ctx, name, nil, fn)
+}
+
+// modifyProof is modify that also writes p (as fn leaves it) to the proof
+// columns, unless p is nil.
+func (s *Store) modifyProof(ctx context.Context, name string, p *proof, fn func(info *sequence.Info) error) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		info, err := scanInfo(tx.QueryRowContext(ctx, s.q.selLock, name))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -309,7 +347,7 @@ func (s *Store) modify(ctx context.Context, name string, fn func(info *sequence.
 		if err := fn(&info); err != nil {
 			return err
 		}
-		return s.update(ctx, tx, &info)
+		return s.update(ctx, tx, &info, p)
 	})
 }
 
@@ -345,16 +383,65 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // [sequence.Spec.ReserveAt] (the daily limit, if any, at the store's clock)
 // from the row read, and the position and the day's usage written, in one
 // transaction holding the row's lock. An error from the commit is a gap: the
-// block is never returned.
+// block is never returned (unless recovered: see [Store.ReserveToken]).
 func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
+	return s.reserve(ctx, name, n, sequence.Token{})
+}
+
+// ReserveToken implements [sequence.Recoverer]: Reserve, whose transaction
+// also writes token and the block to the row's proof columns (res_token,
+// res_first, res_step, res_count). Reserve without a token clears them, as
+// does Release.
+func (s *Store) ReserveToken(ctx context.Context, name string, n int64, token sequence.Token) (sequence.Block, error) {
+	return s.reserve(ctx, name, n, token)
+}
+
+// Recover implements [sequence.Recoverer]: one read of the row's proof
+// columns, outside any transaction (it sees what was committed); the block
+// if res_token is token, else false. A commit whose outcome was unknown
+// (the connection lost during COMMIT) is found if it committed; one that
+// lands after the read is a gap. Only the latest reservation's token is
+// kept: once another reservation or a release committed, the proof is gone.
+func (s *Store) Recover(ctx context.Context, name string, token sequence.Token) (sequence.Block, bool, error) {
+	if token.IsZero() {
+		return sequence.Block{}, false, nil
+	}
+	if err := s.init(ctx); err != nil {
+		return sequence.Block{}, false, s.wrap("recover", name, err)
+	}
+	var (
+		tok string
+		b   sequence.Block
+	)
+	err := s.db.QueryRowContext(ctx, s.q.selProof, name).Scan(&tok, &b.First, &b.Step, &b.Count)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sequence.Block{}, false, nil
+	}
+	if err != nil {
+		return sequence.Block{}, false, s.wrap("recover", name, err)
+	}
+	if tok != token.String() || b.Count <= 0 {
+		return sequence.Block{}, false, nil
+	}
+	return b, true, nil
+}
+
+func (s *Store) reserve(ctx context.Context, name string, n int64, token sequence.Token) (sequence.Block, error) {
 	var b sequence.Block
-	err := s.modify(ctx, name, func(info *sequence.Info) error {
+	p := &proof{}
+	if !token.IsZero() {
+		p.token = token.String()
+	}
+	err := s.modifyProof(ctx, name, p, func(info *sequence.Info) error {
 		now := s.now()
 		blk, pos, usage, err := info.Spec.ReserveAt(name, info.Position, info.DayUsage, now, n)
 		if err != nil {
 			return err
 		}
 		b = blk
+		if p.token != "" {
+			p.block = blk
+		}
 		info.Position, info.DayUsage = pos, usage
 		info.Reservations++
 		info.ValuesReserved += blk.Count
@@ -370,7 +457,9 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 // Release implements [sequence.Releaser] with [sequence.Spec.Release].
 func (s *Store) Release(ctx context.Context, name string, unused sequence.Block) (bool, error) {
 	var ok bool
-	err := s.modify(ctx, name, func(info *sequence.Info) error {
+	// The proof columns are cleared: the position moves back over the
+	// tail, so a token of the reservation before proves nothing more.
+	err := s.modifyProof(ctx, name, &proof{}, func(info *sequence.Info) error {
 		var pos sequence.Position
 		if pos, ok = info.Spec.Release(info.Position, unused); !ok {
 			return errNoChange
