@@ -52,6 +52,7 @@
 //	seqshim.max_block       SEQSHIM_MAX_BLOCK       largest block asked of the store
 //	seqshim.max_wait        SEQSHIM_MAX_WAIT        how long nextval waits for a refill before failing
 //	seqshim.refill_timeout  SEQSHIM_REFILL_TIMEOUT  timeout of one background store call
+//	seqshim.recovery        SEQSHIM_RECOVERY        on (default): a reservation whose answer was lost is recovered by its token; off: a gap
 //	seqshim.mode            SEQSHIM_MODE            serve (default) or shadow (see Shadow mode)
 //	seqshim.warm            SEQSHIM_WARM            sequences to reserve a first block of at start-up (see Start-up)
 //

@@ -370,6 +370,7 @@ func acquireShared(ctx context.Context, o Options) (*sharedSeq, error) {
 		co.MaxBlock = o.MaxBlock
 		co.MaxWait = o.MaxWait
 		co.RefillTimeout = o.RefillTimeout
+		co.NoRecovery = o.Recovery == RecoveryOff
 		co.MeterProvider = o.MeterProvider
 		co.Logger = o.Logger
 		if o.StoreURL != "" {

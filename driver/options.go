@@ -81,6 +81,11 @@ type Options struct {
 	MaxBlock      int64         // largest block asked of the store
 	MaxWait       time.Duration // how long nextval waits for a refill before failing
 	RefillTimeout time.Duration // timeout of one background store call
+	// Recovery is "on" (the default, also for "") or "off": whether a
+	// reservation whose answer was lost (a timeout, a reset) is read back by
+	// the token written with it and its block adopted on proof, with a store
+	// that can (dynamodb://, postgres://, sqlite:). See seqcache.Options.NoRecovery.
+	Recovery string
 
 	// Operations, passed to the cache like the tuning above (Go only: no
 	// DSN parameter). MeterProvider receives the cache's metrics (nil: the
@@ -170,6 +175,9 @@ var params = []param{
 	{Parameter{"seqshim.refill_timeout", "SEQSHIM_REFILL_TIMEOUT", "3s",
 		"timeout of one background store call (seconds or a Go duration)"},
 		func(o *Options, v string) error { return setDuration(&o.RefillTimeout, v) }},
+	{Parameter{"seqshim.recovery", "SEQSHIM_RECOVERY", "on",
+		"on: a reservation whose answer was lost is read back by its token and its block adopted on proof, not wasted; off: it is a gap"},
+		func(o *Options, v string) error { return setRecovery(&o.Recovery, v) }},
 	{Parameter{"seqshim.mode", "SEQSHIM_MODE", "serve",
 		"serve: seqshim answers sequence calls; shadow: the database answers them, and seqshim draws as many values from the store in the background, as shadow_NAME"},
 		func(o *Options, v string) error { return setMode(&o.Mode, v) }},
@@ -259,6 +267,11 @@ func (o *Options) resolve() error {
 	if o.Mode == "" {
 		o.Mode = ModeServe
 	}
+	if o.Recovery != "" {
+		if err := setRecovery(&o.Recovery, o.Recovery); err != nil {
+			return fmt.Errorf("seqshim: Options.Recovery: %w", err)
+		}
+	}
 	if err := setMode(&o.Mode, string(o.Mode)); err != nil {
 		return fmt.Errorf("seqshim: Options.Mode: %w", err)
 	}
@@ -310,4 +323,19 @@ func setDuration(p *time.Duration, v string) error {
 	}
 	*p = d
 	return nil
+}
+
+// The values of Options.Recovery.
+const (
+	RecoveryOn  = "on"
+	RecoveryOff = "off"
+)
+
+func setRecovery(dst *string, v string) error {
+	switch v {
+	case RecoveryOn, RecoveryOff:
+		*dst = v
+		return nil
+	}
+	return fmt.Errorf("want on or off, got %q", v)
 }
