@@ -22,6 +22,7 @@ type lossyAPI struct {
 	mu         sync.Mutex // guards the fields below
 	loseUpdate bool       // the next successful UpdateItem's answer is lost
 	failGet    bool       // every GetItem fails
+	resend     bool       // a lost UpdateItem is sent again, as the SDK's retryer does
 }
 
 var errLost = &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
@@ -33,7 +34,11 @@ func (l *lossyAPI) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput,
 	if lose {
 		l.loseUpdate = false
 	}
+	resend := l.resend
 	l.mu.Unlock()
+	if lose && resend {
+		return l.API.UpdateItem(ctx, in, optFns...)
+	}
 	if lose {
 		return nil, errLost
 	}
@@ -129,6 +134,30 @@ func TestRecover(t *testing.T) {
 			got, ok, err := st.Recover(ctx, "s", tok)
 			if err != nil || !ok || got != want {
 				t.Fatalf("Recover = %+v, %v, %v; want %+v, true, nil", got, ok, err, want)
+			}
+			// The SDK's retry of a request whose answer was lost is not a
+			// second reservation: ReserveToken returns the first block
+			// (where the sequence has values left).
+			before, err = admin.Describe(ctx, "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want2, wantPos2, _, err := before.Spec.ReserveAt("s", before.Position, before.DayUsage, now, tt.n); err == nil {
+				lossy.mu.Lock()
+				lossy.loseUpdate, lossy.resend = true, true
+				lossy.mu.Unlock()
+				tok2 := sequence.NewToken()
+				if b, err := st.ReserveToken(ctx, "s", tt.n, tok2); err != nil || b != want2 {
+					t.Fatalf("ReserveToken with its request sent twice = %+v, %v; want %+v", b, err, want2)
+				}
+				if after, err := admin.Describe(ctx, "s"); err != nil || after.Position != wantPos2 {
+					t.Fatalf("position after a request sent twice %+v, %v; want %+v (one reservation)", after.Position, err, wantPos2)
+				}
+				if _, ok, _ := st.Recover(ctx, "s", tok); ok {
+					t.Fatal("the first token still proves its block after another reservation")
+				}
+				lossy.set(false, false)
+				got = want2
 			}
 			// The recovered block is the latest reservation: its tail goes
 			// back like a received block's, and the proof with it.

@@ -215,7 +215,8 @@ func (s *Store) load(ctx context.Context, name string) (record, error) {
 // wrap) it reads the item consistently, computes the block with
 // [sequence.Spec.Reserve] and writes the new position with a compare-and-set.
 // Either way the block is derived from the response to a write that
-// succeeded; a request without a response is a gap.
+// succeeded; a request without a response is a gap (for ReserveToken: unless
+// a read finds its token, see [Store.ReserveToken]).
 //
 // Under a daily limit the same write also moves the day's count (attributes
 // uday and uused), and its condition enforces the limit: the fast path
@@ -236,6 +237,12 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 // (on the fast path tokfirst is computed by the update itself from the
 // position before it: DynamoDB evaluates every operand against the item as
 // it was), and tokver to the version the write was conditioned on.
+//
+// A token is applied at most once: the fast path's update is conditioned on
+// tok not being token already (the compare-and-set on the reservation
+// count), so the SDK's retry of a request whose answer was lost fails, and
+// the read that follows finds the token and returns that block, not a
+// second one.
 func (s *Store) ReserveToken(ctx context.Context, name string, n int64, token sequence.Token) (sequence.Block, error) {
 	return s.reserve(ctx, name, n, token)
 }
@@ -257,15 +264,24 @@ func (s *Store) Recover(ctx context.Context, name string, token sequence.Token) 
 	if err != nil {
 		return sequence.Block{}, false, s.wrap("recover", name, err)
 	}
-	if r.tok != token.String() || r.tokBlock.Count <= 0 {
-		return sequence.Block{}, false, nil
+	b, ok := s.proved(name, r, token)
+	return b, ok, nil
+}
+
+// proved returns the block of the reservation made with token if r, an
+// item just read, carries it: the proof that the reservation was applied
+// and is still the latest. A Release may then take back its tail, as after
+// a reservation answered (unless the item's version changed since).
+func (s *Store) proved(name string, r record, token sequence.Token) (sequence.Block, bool) {
+	if token.IsZero() || r.tok != token.String() || r.tokBlock.Count <= 0 {
+		return sequence.Block{}, false
 	}
 	s.mu.Lock()
 	if r.info.Version == r.tokVer {
 		s.issued[name] = issued{gen: r.gen, ver: r.info.Version, resv: r.resv}
 	}
 	s.mu.Unlock()
-	return r.tokBlock, true, nil
+	return r.tokBlock, true
 }
 
 func (s *Store) reserve(ctx context.Context, name string, n int64, token sequence.Token) (sequence.Block, error) {
@@ -288,6 +304,12 @@ func (s *Store) reserve(ctx context.Context, name string, n int64, token sequenc
 		r, err := s.load(ctx, name)
 		if err != nil {
 			return sequence.Block{}, s.wrap("reserve", name, err)
+		}
+		if b, ok := s.proved(name, r, token); ok {
+			// A request of this call was applied and its answer lost (the
+			// SDK retried it, and the retry found the token): that block
+			// is this call's, and no other is taken.
+			return b, nil
 		}
 		e := entryOf(r)
 		var b sequence.Block
@@ -397,6 +419,9 @@ func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int
 			off = e.spec.Increment
 		}
 		set += ", #tok = :tok, #tokfirst = #last + :off, #tokstep = :step, #tokcount = :cnt, #tokver = :v"
+		// Applied once per token: the SDK's retry of a request whose answer
+		// was lost fails here, and the read that follows finds the block.
+		cond += " AND (attribute_not_exists(#tok) OR #tok <> :tok)"
 		values[":tok"], values[":off"], values[":step"] = str(token.String()), num(off), num(e.spec.Increment)
 	}
 	out, err := s.updateItem(ctx, s.key(name), set+add+remove, cond, values, types.ReturnValueUpdatedNew)
