@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -23,6 +25,15 @@ type lossyAPI struct {
 	loseUpdate bool       // the next successful UpdateItem's answer is lost
 	failGet    bool       // every GetItem fails
 	resend     bool       // a lost UpdateItem is sent again, as the SDK's retryer does
+	blind      bool       // once an answer is lost, every GetItem fails
+}
+
+// loseBlind makes the next UpdateItem's answer lost and every GetItem after
+// it fail, until set.
+func (l *lossyAPI) loseBlind() {
+	l.mu.Lock()
+	l.loseUpdate, l.blind, l.failGet = true, true, false
+	l.mu.Unlock()
 }
 
 var errLost = &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
@@ -33,6 +44,7 @@ func (l *lossyAPI) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput,
 	lose := err == nil && l.loseUpdate
 	if lose {
 		l.loseUpdate = false
+		l.failGet = l.failGet || l.blind
 	}
 	resend := l.resend
 	l.mu.Unlock()
@@ -57,7 +69,7 @@ func (l *lossyAPI) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFn
 
 func (l *lossyAPI) set(loseUpdate, failGet bool) {
 	l.mu.Lock()
-	l.loseUpdate, l.failGet = loseUpdate, failGet
+	l.loseUpdate, l.failGet, l.blind = loseUpdate, failGet, false
 	l.mu.Unlock()
 }
 
@@ -114,10 +126,11 @@ func TestRecover(t *testing.T) {
 			}
 
 			tok := sequence.NewToken()
-			lossy.set(true, false)
+			lossy.loseBlind() // the answer lost, and ReserveToken's read-back too
 			if b, err := st.ReserveToken(ctx, "s", tt.n, tok); !errors.Is(err, syscall.ECONNRESET) {
 				t.Fatalf("ReserveToken with the answer lost = %+v, %v; want the reset", b, err)
 			}
+			lossy.set(false, false)
 			after, err := admin.Describe(ctx, "s")
 			if err != nil {
 				t.Fatal(err)
@@ -135,9 +148,10 @@ func TestRecover(t *testing.T) {
 			if err != nil || !ok || got != want {
 				t.Fatalf("Recover = %+v, %v, %v; want %+v, true, nil", got, ok, err, want)
 			}
-			// The SDK's retry of a request whose answer was lost is not a
-			// second reservation: ReserveToken returns the first block
-			// (where the sequence has values left).
+			// A request whose answer was lost and that is sent again (by a
+			// retrying layer that does not know better) is one reservation:
+			// ReserveToken returns its block (where the sequence has values
+			// left).
 			before, err = admin.Describe(ctx, "s")
 			if err != nil {
 				t.Fatal(err)
@@ -146,8 +160,7 @@ func TestRecover(t *testing.T) {
 				lossy.mu.Lock()
 				lossy.loseUpdate, lossy.resend = true, true
 				lossy.mu.Unlock()
-				tok2 := sequence.NewToken()
-				if b, err := st.ReserveToken(ctx, "s", tt.n, tok2); err != nil || b != want2 {
+				if b, err := st.ReserveToken(ctx, "s", tt.n, sequence.NewToken()); err != nil || b != want2 {
 					t.Fatalf("ReserveToken with its request sent twice = %+v, %v; want %+v", b, err, want2)
 				}
 				if after, err := admin.Describe(ctx, "s"); err != nil || after.Position != wantPos2 {
@@ -205,10 +218,11 @@ func TestRecoverNoProof(t *testing.T) {
 				t.Fatal(err)
 			}
 			tok := sequence.NewToken()
-			lossy.set(true, false)
+			lossy.loseBlind() // the answer lost, and ReserveToken's read-back too
 			if _, err := st.ReserveToken(ctx, "s", 10, tok); err == nil {
 				t.Fatal("ReserveToken succeeded with its answer lost")
 			}
+			lossy.set(false, false)
 			if err := tt.after(ctx, other); err != nil {
 				t.Fatal(err)
 			}
@@ -227,7 +241,7 @@ func TestRecoverNoProof(t *testing.T) {
 			t.Fatal(err)
 		}
 		tok := sequence.NewToken()
-		lossy.set(true, false)
+		lossy.loseBlind() // the answer lost, and ReserveToken's read-back too
 		if _, err := st.ReserveToken(ctx, "s", 10, tok); err == nil {
 			t.Fatal("ReserveToken succeeded with its answer lost")
 		}
@@ -243,4 +257,61 @@ func TestRecoverNoProof(t *testing.T) {
 			t.Fatalf("Reserve after the gap = %+v, %v; want first value 11", next, err)
 		}
 	})
+}
+
+// dropFirst is an aws.HTTPClient that forwards every request and throws
+// away the response of the first UpdateItem (the server applied it), and
+// counts the UpdateItem requests sent.
+type dropFirst struct {
+	mu      sync.Mutex // guards updates
+	updates int
+}
+
+func (d *dropFirst) Do(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultClient.Do(r)
+	if !strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".UpdateItem") {
+		return resp, err
+	}
+	d.mu.Lock()
+	d.updates++
+	first := d.updates == 1
+	d.mu.Unlock()
+	if first && err == nil {
+		resp.Body.Close()
+		return nil, errLost
+	}
+	return resp, err
+}
+
+// TestReserveTokenNotResent: with the SDK's standard retryer, a reservation
+// made with a token whose response is lost is not sent again (it may have
+// been applied): the error comes back at once, after one request, and
+// Recover finds the block. Without a token the SDK retries as usual.
+func TestReserveTokenNotResent(t *testing.T) {
+	for _, withToken := range []bool{true, false} {
+		t.Run(map[bool]string{true: "token", false: "no token"}[withToken], func(t *testing.T) {
+			ctx := t.Context()
+			d := &dropFirst{}
+			client := testClient(t, func(o *dynamodb.Options) { o.HTTPClient = d }) // the default retryer
+			table := testTable(t)
+			st := dynamostore.New(client, table)
+			if err := dynamostore.New(testClient(t), table).Create(ctx, "s", sequence.DefaultSpec(), sequence.DefaultSpec().Initial()); err != nil {
+				t.Fatal(err)
+			}
+			if !withToken {
+				b, err := st.Reserve(ctx, "s", 10)
+				if err != nil || b.First < 11 || d.updates < 2 {
+					t.Fatalf("Reserve = %+v, %v after %d UpdateItem requests; want a retry's block, after 1..10", b, err, d.updates)
+				}
+				return
+			}
+			tok := sequence.NewToken()
+			if b, err := st.ReserveToken(ctx, "s", 10, tok); err == nil || d.updates != 1 {
+				t.Fatalf("ReserveToken = %+v, %v after %d UpdateItem requests; want the error after 1", b, err, d.updates)
+			}
+			if b, ok, err := st.Recover(ctx, "s", tok); err != nil || !ok || b != (sequence.Block{First: 1, Step: 1, Count: 10}) {
+				t.Fatalf("Recover = %+v, %v, %v; want 1..10", b, ok, err)
+			}
+		})
+	}
 }

@@ -238,11 +238,13 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 // position before it: DynamoDB evaluates every operand against the item as
 // it was), and tokver to the version the write was conditioned on.
 //
-// A token is applied at most once: the fast path's update is conditioned on
-// tok not being token already (the compare-and-set on the reservation
-// count), so the SDK's retry of a request whose answer was lost fails, and
-// the read that follows finds the token and returns that block, not a
-// second one.
+// The SDK does not retry a request made with a token that failed without
+// an answer saying it was not applied (only throttling is retried): the
+// error comes back at once, for the caller to Recover. And a token is
+// applied at most once: the fast path's update is conditioned on tok not
+// being token already (the compare-and-set on the reservation count), so a
+// request sent again anyway (by another retrying layer) fails, and the read
+// that follows finds the token and returns that block, not a second one.
 func (s *Store) ReserveToken(ctx context.Context, name string, n int64, token sequence.Token) (sequence.Block, error) {
 	return s.reserve(ctx, name, n, token)
 }
@@ -323,6 +325,26 @@ func (s *Store) reserve(ctx context.Context, name string, n int64, token sequenc
 		}
 		return b, s.wrap("reserve", name, err)
 	})
+}
+
+// refusalsOnly is the SDK's retryer for a reservation made with a token: it
+// retries only throttling, an answer that the request was not applied, and
+// returns every other failure (no answer, a reset, a server error: the
+// request may have been applied) at once, so that the caller reads the
+// token back ([Store.Recover]) within milliseconds rather than after the
+// SDK's backoff of up to seconds, by when other processes may have reserved
+// and taken the proof away.
+type refusalsOnly struct{ aws.Retryer }
+
+func (r refusalsOnly) IsErrorRetryable(err error) bool {
+	return throttled(err) && r.Retryer.IsErrorRetryable(err)
+}
+
+// tokenRetries makes an operation's retryer refusalsOnly.
+func tokenRetries(o *dynamodb.Options) {
+	if o.Retryer != nil {
+		o.Retryer = refusalsOnly{o.Retryer}
+	}
 }
 
 // fastPlan is an atomic addition to the position that hands out exactly n
@@ -424,7 +446,7 @@ func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int
 		cond += " AND (attribute_not_exists(#tok) OR #tok <> :tok)"
 		values[":tok"], values[":off"], values[":step"] = str(token.String()), num(off), num(e.spec.Increment)
 	}
-	out, err := s.updateItem(ctx, s.key(name), set+add+remove, cond, values, types.ReturnValueUpdatedNew)
+	out, err := s.updateItem(ctx, s.key(name), set+add+remove, cond, values, types.ReturnValueUpdatedNew, optsFor(token)...)
 	if err != nil {
 		return sequence.Block{}, err
 	}
@@ -493,7 +515,7 @@ func (s *Store) swap(ctx context.Context, name string, r record, n int64, now ti
 		":oc":  boolean(r.info.Position.Called),
 		":r":   &types.AttributeValueMemberN{Value: r.resv},
 	})
-	out, err := s.updateItem(ctx, s.key(name), update, cond, values, types.ReturnValueUpdatedNew)
+	out, err := s.updateItem(ctx, s.key(name), update, cond, values, types.ReturnValueUpdatedNew, optsFor(token)...)
 	if err != nil {
 		return sequence.Block{}, err
 	}
@@ -617,7 +639,7 @@ func (s *Store) trimPrefix(key string) (string, bool) {
 
 // updateItem is a conditional UpdateItem of the item with key; the attribute
 // names are those the two expressions use.
-func (s *Store) updateItem(ctx context.Context, key, update, cond string, values map[string]types.AttributeValue, ret types.ReturnValue) (*dynamodb.UpdateItemOutput, error) {
+func (s *Store) updateItem(ctx context.Context, key, update, cond string, values map[string]types.AttributeValue, ret types.ReturnValue, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	return s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 &s.table,
 		Key:                       keyOf(key),
@@ -626,5 +648,14 @@ func (s *Store) updateItem(ctx context.Context, key, update, cond string, values
 		ExpressionAttributeNames:  names(update, cond),
 		ExpressionAttributeValues: values,
 		ReturnValues:              ret,
-	})
+	}, optFns...)
+}
+
+// optsFor returns the options of a reservation's UpdateItem: with a token,
+// the SDK does not send again a request that may have been applied.
+func optsFor(token sequence.Token) []func(*dynamodb.Options) {
+	if token.IsZero() {
+		return nil
+	}
+	return []func(*dynamodb.Options){tokenRetries}
 }
