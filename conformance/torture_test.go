@@ -349,7 +349,8 @@ func TestTortureChild(t *testing.T) {
 }
 
 // TestOutage stops the store for longer than the buffer while a process
-// draws values steadily: values keep coming from the cache, then each call
+// draws values steadily (connections refused, requests held unanswered, or
+// requests applied and their answers lost): values keep coming from the cache, then each call
 // fails with seqcache.ErrUnavailable within seqshim.max_wait (plus a margin
 // for scheduling; never hanging until the caller's own deadline), and once
 // the store is back values come again without reopening anything. Each
@@ -393,6 +394,7 @@ func TestOutage(t *testing.T) {
 	}{
 		{"refused", torture.Refuse},
 		{"blackholed", torture.Blackhole},
+		{"answers lost", torture.Swallow},
 	} {
 		for _, rec := range []string{"on", "off"} {
 			cases = append(cases, outageCase{m.name, m.mode, rec})
@@ -400,7 +402,7 @@ func TestOutage(t *testing.T) {
 	}
 	for _, tt := range cases {
 		t.Run(tt.name+"/recovery "+tt.recovery, func(t *testing.T) {
-			seq := "outage_" + tt.name + "_" + tt.recovery
+			seq := "outage_" + strings.ReplaceAll(tt.name, " ", "_") + "_" + tt.recovery
 			if err := store.Create(ctx, seq, sequence.DefaultSpec(), sequence.DefaultSpec().Initial()); err != nil {
 				t.Fatal(err)
 			}

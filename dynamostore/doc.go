@@ -103,9 +103,15 @@
 // [Store.Recover] is one consistent GetItem: the block if tok is the
 // caller's token, else false. Only the latest reservation's token is kept:
 // after another reservation (with a token or without) or a release, the
-// proof is gone and the block stays a gap. A request still in flight that
-// applies after the read-back is a gap too, never a duplicate. Reads cost
-// one strongly consistent read unit, and only after a failed reservation.
+// proof is gone and the block stays a gap. So the SDK does not send again a
+// reservation with a token that failed without an answer (it retries
+// throttling only): the error comes back at once and the caller reads back
+// within milliseconds, not after the SDK's backoff, while other processes
+// reserve. A token is applied once (the fast path's condition includes
+// tok <> token): a request sent twice by some other layer is one block. A
+// request still in flight that applies after the read-back is a gap, never
+// a duplicate. A read-back costs one strongly consistent read unit, and
+// only after a failed reservation.
 //
 // # Guarantees
 //

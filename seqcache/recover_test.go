@@ -29,7 +29,7 @@ type recoverStore struct {
 	late    func() // applies the late reservation; run by the next Recover
 	recov   int    // Recover calls
 	plain   int    // reservations without a token
-	failRec bool   // Recover fails (the read-back itself is lost)
+	failRec int    // Recover calls still to fail (the read-back lost too); -1: all
 }
 
 type fault int
@@ -96,7 +96,8 @@ func (s *recoverStore) Recover(_ context.Context, _ string, tok sequence.Token) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.recov++
-	if s.failRec {
+	if s.failRec != 0 {
+		s.failRec--
 		return sequence.Block{}, false, errLost
 	}
 	proof := !tok.IsZero() && tok == s.tok
@@ -156,6 +157,7 @@ func TestRecoverLostAnswers(t *testing.T) {
 				t.Fatalf("value %d is %d, want %d: a block was lost or skipped", i, v, i+1)
 			}
 		}
+		synctest.Wait() // the refill done: Close cancels none
 		c.Close()
 		st := h.Stats()
 		store.mu.Lock()
@@ -199,13 +201,13 @@ func TestRecoverNoProof(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		fault    fault
-		failRec  bool
+		failRec  int
 		gap      bool // the fault leaves a gap of one block
 		recovers int  // Recover calls wanted
 	}{
-		{"read-back fails", lostAnswer, true, true, 1},
-		{"applied after the read-back", lateApply, false, true, 1},
-		{"throttled: not read back", throttled, false, false, 0},
+		{"read-back always fails", lostAnswer, -1, true, maxReadBacks},
+		{"applied after the read-back", lateApply, 0, true, 1},
+		{"throttled: not read back", throttled, 0, false, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -245,4 +247,54 @@ func TestRecoverNoProof(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestRecoverReadBackRetried: a read-back that fails (the store unreachable)
+// is tried again by the next refills before any new reservation, and the
+// block adopted once it answers: no value lost, no reservation made in
+// between. A change to the sequence in between (Invalidate) gives it up.
+func TestRecoverReadBackRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := newRecoverStore(ok, lostAnswer, ok, ok, ok)
+		store.failRec = 3
+		c := New(store, func(o *Options) { o.MinBlock, o.MaxBlock = 10, 10 })
+		defer c.Close()
+		h := c.Handle("s")
+		got := drawAll(t, h, 40)
+		for i, v := range got {
+			if v != int64(i+1) {
+				t.Fatalf("value %d is %d, want %d: the block was not recovered", i, v, i+1)
+			}
+		}
+		store.mu.Lock()
+		defer store.mu.Unlock()
+		// Values in order (above) show no reservation came between the
+		// lost one and its recovery.
+		if store.recov != 4 {
+			t.Errorf("%d Recover calls, want 4 (3 failed read-backs, then the proof)", store.recov)
+		}
+		if st := h.Stats(); st.Recoveries != 1 || st.Recovered != 10 {
+			t.Errorf("Stats: %d recoveries of %d values, want 1 of 10", st.Recoveries, st.Recovered)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		store := newRecoverStore(ok, lostAnswer, ok, ok, ok, ok)
+		store.failRec = -1
+		c := New(store, func(o *Options) { o.MinBlock, o.MaxBlock = 10, 10 })
+		defer c.Close()
+		h := c.Handle("s")
+		drawAll(t, h, 5) // the first block; the second's answer is lost
+		synctest.Wait()
+		store.mu.Lock()
+		store.failRec = 0 // readable again: only the Invalidate stops the recovery
+		store.mu.Unlock()
+		c.Invalidate("s")
+		got := drawAll(t, h, 20)
+		lost := sequence.Block{First: 11, Step: 1, Count: 10}
+		for _, v := range got {
+			if lost.Contains(v) {
+				t.Fatalf("value %d of the block reserved before Invalidate was handed out after it", v)
+			}
+		}
+	})
 }

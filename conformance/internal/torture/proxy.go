@@ -39,6 +39,9 @@ const (
 	// Blackhole holds every request unanswered until the caller gives up or
 	// the mode changes, then closes the connection: a store that hangs.
 	Blackhole
+	// Swallow forwards every request (the store applies it) and closes the
+	// connection instead of answering: a network that loses answers.
+	Swallow
 )
 
 // Counts are what the proxy did so far.
@@ -227,6 +230,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		closeConn(w, false)
 		return
+	case Swallow:
+		f = dropFault
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
