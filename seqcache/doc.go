@@ -55,10 +55,10 @@
 // later) the block stays a gap and the next attempt has a new token: a
 // block is never guessed, and never received twice. A read-back that fails
 // too (the store unreachable) is tried again by the next refills before any
-// new reservation (up to 8 times, about 5 s of backoff; not after a change
-// to the sequence, nor when throttled), so that an outage that loses
-// answers costs one block at most, not one per retry. Options.NoRecovery
-// turns this off.
+// new reservation (up to 8 times, about 4 s of backoff, within the default
+// MaxWait; not after a change to the sequence, nor when throttled), so that
+// an outage that loses answers costs one block, not one per retry.
+// Options.NoRecovery turns this off.
 //
 // # Sizing
 //

@@ -144,7 +144,8 @@ type pendingReservation struct {
 // maxReadBacks bounds the read-backs of one lost answer: a store that
 // cannot be read but could be written (its reads throttled or failing
 // alone) must not keep refills from reserving for long. With the refill's
-// backoff (20 ms doubling to 2 s) they span about 5 s.
+// backoff (20 ms doubling to 2 s, jittered) they span about 4 s, less than
+// the default MaxWait: a refill stalled by them still serves its callers.
 const maxReadBacks = 8
 
 // reserve asks the store for a block of n values, under RefillTimeout; gen

@@ -184,15 +184,15 @@ func makeQueries(d Dialect, table string) queries {
 			{"res_step", `ALTER TABLE ` + table + ` ADD COLUMN res_step BIGINT NOT NULL DEFAULT 0`},
 			{"res_count", `ALTER TABLE ` + table + ` ADD COLUMN res_count BIGINT NOT NULL DEFAULT 0`},
 		},
-		sel:         `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
-		list:        `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
-		insert:      `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-		update:      `UPDATE ` + table + ` SET ` + setColumns + ` WHERE name = ?`,
-		updateProof: `UPDATE ` + table + ` SET ` + setColumns + `, res_token = ?, res_first = ?, res_step = ?, res_count = ? WHERE name = ?`,
-		selProof:    `SELECT res_token, res_first, res_step, res_count FROM ` + table + ` WHERE name = ?`,
-		rename:      `UPDATE ` + table + ` SET name = ? WHERE name = ?`,
-		drop:        `DELETE FROM ` + table + ` WHERE name = ?`,
+		sel:    `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
+		list:   `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
+		insert: `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		update: `UPDATE ` + table + ` SET ` + setColumns + ` WHERE name = ?`,
+		rename: `UPDATE ` + table + ` SET name = ? WHERE name = ?`,
+		drop:   `DELETE FROM ` + table + ` WHERE name = ?`,
 	}
+	q.updateProof = `UPDATE ` + table + ` SET ` + setColumns + `, res_token = ?, res_first = ?, res_step = ?, res_count = ? WHERE name = ?`
+	q.selProof = `SELECT res_token, res_first, res_step, res_count FROM ` + table + ` WHERE name = ?`
 	q.selLock = q.sel
 	if d == Postgres {
 		// Row lock for the read-modify-write; byte order, as memstore and
