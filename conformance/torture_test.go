@@ -31,6 +31,7 @@ const (
 	envTortureGoroutines = "SEQSHIM_TORTURE_GOROUTINES" // goroutines per process (default 32)
 	envTorturePace       = "SEQSHIM_TORTURE_PACE"       // mean pause between one goroutine's calls (default 2ms)
 	envTortureSeed       = "SEQSHIM_TORTURE_SEED"       // seed of the kill schedule and the faults (default random, logged)
+	envTortureRecovery   = "SEQSHIM_TORTURE_RECOVERY"   // seqshim.recovery of the runs: on, off, or both (default: one run of each, half the duration each)
 )
 
 // What the controller tells a child process (TestTortureChild).
@@ -54,6 +55,11 @@ var tortureFaults = torture.Faults{Reset: 0.04, Delay: 0.08, Drop: 0.06, MaxDela
 // the store applied. Every value handed to a caller is recorded; no value may
 // appear twice, none may go backwards within a process, none may lie outside
 // what the store issued.
+//
+// It runs once with the recovery of lost answers (seqshim.recovery) on and
+// once with it off, on the same schedule, each for half the duration: both
+// must hand out no value twice, and each reports the values wasted, so the
+// two lines show what recovery saves.
 func TestTorture(t *testing.T) {
 	pg := testenv.PG(t)
 	endpoint := testenv.DynamoDB(t)
@@ -61,9 +67,14 @@ func TestTorture(t *testing.T) {
 	if testing.Short() && os.Getenv(envTortureDuration) == "" {
 		duration = 15 * time.Second
 	}
-	procs := tortureEnvInt(t, envTortureProcs, 8)
-	goroutines := tortureEnvInt(t, envTortureGoroutines, 32)
-	pace := tortureEnvDuration(t, envTorturePace, 2*time.Millisecond)
+	modes := []string{"on", "off"}
+	switch m := os.Getenv(envTortureRecovery); m {
+	case "", "both":
+	case "on", "off":
+		modes = []string{m}
+	default:
+		t.Fatalf("%s=%q: want on, off or both", envTortureRecovery, m)
+	}
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv(envTortureSeed); s != "" {
 		var err error
@@ -71,6 +82,19 @@ func TestTorture(t *testing.T) {
 			t.Fatalf("%s: %v", envTortureSeed, err)
 		}
 	}
+	for _, mode := range modes {
+		t.Run("recovery "+mode, func(t *testing.T) {
+			tortureRun(t, pg, endpoint, mode, duration/time.Duration(len(modes)), seed)
+		})
+	}
+}
+
+// tortureRun is one run of TestTorture, with seqshim.recovery set to
+// recovery.
+func tortureRun(t *testing.T, pg, endpoint, recovery string, duration time.Duration, seed uint64) {
+	procs := tortureEnvInt(t, envTortureProcs, 8)
+	goroutines := tortureEnvInt(t, envTortureGoroutines, 32)
+	pace := tortureEnvDuration(t, envTorturePace, 2*time.Millisecond)
 	t.Logf("%d processes × %d goroutines for %v, seed %d (%s=%d repeats the schedule)", procs, goroutines, duration, seed, envTortureSeed, seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 
@@ -95,6 +119,7 @@ func TestTorture(t *testing.T) {
 		"seqshim.max_block":      "1000",
 		"seqshim.max_wait":       "3s",
 		"seqshim.refill_timeout": "1s",
+		"seqshim.recovery":       recovery,
 	})
 	dir := t.TempDir()
 	env := append(os.Environ(),
@@ -213,10 +238,26 @@ func TestTorture(t *testing.T) {
 		recs = append(recs, rec)
 	}
 	rep := torture.Check(recs, spec.Start, last)
-	line := fmt.Sprintf("torture: %d values, %d duplicates, %d backwards, %d out of range, %d wasted (%.1f%% of %d issued), %d kills, %d clean restarts, %d processes recorded, %d errors; faults: %d of %d store requests answered, %d dropped after the store applied them, %d reset, %d delayed",
+	// The reservations whose answer the proxy dropped: their values are
+	// handed out only if recovered.
+	var lostBlocks [][2]int64
+	dropped := proxy.Dropped()
+	for _, r := range dropped {
+		first, last := r.Block(spec.Increment)
+		lostBlocks = append(lostBlocks, [2]int64{first, last})
+	}
+	lostValues, lostServed := torture.LostAnswers(recs, lostBlocks)
+	line := fmt.Sprintf("torture: %d values, %d duplicates, %d backwards, %d out of range, %d wasted (%.1f%% of %d issued), %d kills, %d clean restarts, %d processes recorded, %d errors; faults: %d of %d store requests answered, %d dropped after the store applied them, %d reset, %d delayed; %d reservations' answers lost (%d values), %d of those values handed out, %d wasted (recovery %s)",
 		rep.Values, rep.Duplicates, rep.Backwards, rep.OutOfRange, rep.Wasted, torturePct(rep.Wasted, rep.Issued), rep.Issued,
-		kills, graceful, rep.Incarnations, rep.Errors, faults.Forwarded, faults.Requests, faults.Dropped, faults.Reset, faults.Delayed)
+		kills, graceful, rep.Incarnations, rep.Errors, faults.Forwarded, faults.Requests, faults.Dropped, faults.Reset, faults.Delayed,
+		len(dropped), lostValues, lostServed, lostValues-lostServed, recovery)
 	tortureSummary(t, line)
+	switch {
+	case recovery == "off" && lostServed != 0:
+		t.Errorf("recovery off: %d values of reservations whose answer was lost were handed out", lostServed)
+	case recovery == "on" && len(dropped) >= 10 && lostServed == 0:
+		t.Errorf("recovery on: none of the %d reservations whose answer was lost was recovered", len(dropped))
+	}
 	if !rep.OK() {
 		t.Errorf("the records show values handed out twice, backwards or out of range: %q", rep.Examples)
 	}
@@ -308,10 +349,14 @@ func TestTortureChild(t *testing.T) {
 }
 
 // TestOutage stops the store for longer than the buffer while a process
-// draws values steadily: values keep coming from the cache, then each call
+// draws values steadily (connections refused, requests held unanswered, or
+// requests applied and their answers lost): values keep coming from the cache, then each call
 // fails with seqcache.ErrUnavailable within seqshim.max_wait (plus a margin
 // for scheduling; never hanging until the caller's own deadline), and once
-// the store is back values come again without reopening anything.
+// the store is back values come again without reopening anything. Each
+// mode runs with the recovery of lost answers (seqshim.recovery) on and
+// off, and reports the values wasted: issued by the store, once the
+// process closed (handing its unused values back), and never handed out.
 func TestOutage(t *testing.T) {
 	pg := testenv.PG(t)
 	endpoint := testenv.DynamoDB(t)
@@ -337,15 +382,27 @@ func TestOutage(t *testing.T) {
 		// own deadline still fails the check.
 		margin = time.Second
 	)
-	for _, tt := range []struct {
+	type outageCase struct {
+		name     string
+		mode     torture.Mode
+		recovery string
+	}
+	var cases []outageCase
+	for _, m := range []struct {
 		name string
 		mode torture.Mode
 	}{
 		{"refused", torture.Refuse},
 		{"blackholed", torture.Blackhole},
+		{"answers lost", torture.Swallow},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			seq := "outage_" + tt.name
+		for _, rec := range []string{"on", "off"} {
+			cases = append(cases, outageCase{m.name, m.mode, rec})
+		}
+	}
+	for _, tt := range cases {
+		t.Run(tt.name+"/recovery "+tt.recovery, func(t *testing.T) {
+			seq := "outage_" + strings.ReplaceAll(tt.name, " ", "_") + "_" + tt.recovery
 			if err := store.Create(ctx, seq, sequence.DefaultSpec(), sequence.DefaultSpec().Initial()); err != nil {
 				t.Fatal(err)
 			}
@@ -359,11 +416,17 @@ func TestOutage(t *testing.T) {
 				"seqshim.min_threshold":  "200",
 				"seqshim.max_wait":       maxWait.String(),
 				"seqshim.refill_timeout": "250ms",
+				"seqshim.recovery":       tt.recovery,
 			}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer db.Close()
+			closed := false
+			defer func() {
+				if !closed {
+					db.Close()
+				}
+			}()
 			q := "SELECT nextval('" + seq + "')"
 			var values []int64
 			// draw makes one call with a deadline far beyond max_wait, so
@@ -460,8 +523,27 @@ func TestOutage(t *testing.T) {
 					t.Fatalf("value %d after %d (call %d)", values[i], values[i-1], i)
 				}
 			}
-			tortureSummary(t, fmt.Sprintf("outage (%s): %d values before; store stopped %v (buffer %v): %d more values from the cache, then %d errors, all ErrUnavailable (slowest call %v, max_wait %v); recovered %v after the store came back, without a restart; %d values, none repeated or backwards",
-				tt.name, before, outage, buffer, cached, errs, slowest.Round(time.Millisecond), maxWait, recovered.Round(time.Millisecond), len(values)))
+			// Close hands the unused values back (through the proxy, serving
+			// again); what the store issued beyond the values drawn is waste.
+			closed = true
+			if err := db.Close(); err != nil {
+				t.Logf("close: %v", err)
+			}
+			info, err := store.Describe(ctx, seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			issued := info.Position.Last - sequence.DefaultSpec().Start + 1
+			if !info.Position.Called {
+				issued--
+			}
+			wasted := issued - int64(len(values))
+			if wasted < 0 {
+				t.Errorf("%d values drawn, the store issued %d", len(values), issued)
+			}
+			tortureSummary(t, fmt.Sprintf("outage (%s): %d values before; store stopped %v (buffer %v): %d more values from the cache, then %d errors, all ErrUnavailable (slowest call %v, max_wait %v); recovered %v after the store came back, without a restart; %d values, none repeated or backwards; %d wasted (%.1f%% of %d issued) (recovery %s)",
+				tt.name, before, outage, buffer, cached, errs, slowest.Round(time.Millisecond), maxWait, recovered.Round(time.Millisecond), len(values),
+				wasted, torturePct(wasted, issued), issued, tt.recovery))
 		})
 	}
 }

@@ -53,6 +53,7 @@
 //	seqshim.max_wait        SEQSHIM_MAX_WAIT        how long nextval waits for a refill before failing
 //	seqshim.refill_timeout  SEQSHIM_REFILL_TIMEOUT  timeout of one background store call
 //	seqshim.revalidate      SEQSHIM_REVALIDATE      bound on serving values of a sequence another process dropped, recreated or renamed (see Other processes' DDL)
+//	seqshim.recovery        SEQSHIM_RECOVERY        on (default): a reservation whose answer was lost is recovered by its token; off: a gap
 //	seqshim.mode            SEQSHIM_MODE            serve (default) or shadow (see Shadow mode)
 //	seqshim.warm            SEQSHIM_WARM            sequences to reserve a first block of at start-up (see Start-up)
 //

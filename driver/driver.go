@@ -371,6 +371,7 @@ func acquireShared(ctx context.Context, o Options) (*sharedSeq, error) {
 		co.MaxWait = o.MaxWait
 		co.RefillTimeout = o.RefillTimeout
 		co.Revalidate = o.Revalidate
+		co.NoRecovery = o.Recovery == RecoveryOff
 		co.MeterProvider = o.MeterProvider
 		co.Logger = o.Logger
 		if o.StoreURL != "" {

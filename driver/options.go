@@ -86,6 +86,11 @@ type Options struct {
 	// background read per sequence and interval, for sequences not
 	// reserved from meanwhile); negative: never checked. Default 2s.
 	Revalidate time.Duration
+	// Recovery is "on" (the default, also for "") or "off": whether a
+	// reservation whose answer was lost (a timeout, a reset) is read back by
+	// the token written with it and its block adopted on proof, with a store
+	// that can (dynamodb://, postgres://, sqlite:). See seqcache.Options.NoRecovery.
+	Recovery string
 
 	// Operations, passed to the cache like the tuning above (Go only: no
 	// DSN parameter). MeterProvider receives the cache's metrics (nil: the
@@ -178,6 +183,9 @@ var params = []param{
 	{Parameter{"seqshim.revalidate", "SEQSHIM_REVALIDATE", "2s",
 		"bound on how long values of a sequence dropped, recreated or renamed by another process are still served: one background read per quiet sequence and interval (seconds or a Go duration; off: never checked)"},
 		func(o *Options, v string) error { return setRevalidate(&o.Revalidate, v) }},
+	{Parameter{"seqshim.recovery", "SEQSHIM_RECOVERY", "on",
+		"on: a reservation whose answer was lost is read back by its token and its block adopted on proof, not wasted; off: it is a gap"},
+		func(o *Options, v string) error { return setRecovery(&o.Recovery, v) }},
 	{Parameter{"seqshim.mode", "SEQSHIM_MODE", "serve",
 		"serve: seqshim answers sequence calls; shadow: the database answers them, and seqshim draws as many values from the store in the background, as shadow_NAME"},
 		func(o *Options, v string) error { return setMode(&o.Mode, v) }},
@@ -267,6 +275,11 @@ func (o *Options) resolve() error {
 	if o.Mode == "" {
 		o.Mode = ModeServe
 	}
+	if o.Recovery != "" {
+		if err := setRecovery(&o.Recovery, o.Recovery); err != nil {
+			return fmt.Errorf("seqshim: Options.Recovery: %w", err)
+		}
+	}
 	if err := setMode(&o.Mode, string(o.Mode)); err != nil {
 		return fmt.Errorf("seqshim: Options.Mode: %w", err)
 	}
@@ -333,4 +346,19 @@ func setDuration(p *time.Duration, v string) error {
 	}
 	*p = d
 	return nil
+}
+
+// The values of Options.Recovery.
+const (
+	RecoveryOn  = "on"
+	RecoveryOff = "off"
+)
+
+func setRecovery(dst *string, v string) error {
+	switch v {
+	case RecoveryOn, RecoveryOff:
+		*dst = v
+		return nil
+	}
+	return fmt.Errorf("want on or off, got %q", v)
 }

@@ -15,9 +15,10 @@ import (
 
 // blockLog collects the blocks received and released by several recorders.
 type blockLog struct {
-	mu       sync.Mutex
-	blocks   []sequence.Block
-	released []sequence.Block // in the order the store accepted them
+	mu        sync.Mutex
+	blocks    []sequence.Block
+	released  []sequence.Block // in the order the store accepted them
+	recovered []sequence.Block // received by Recover (in blocks too)
 
 	frozen   bool
 	inflight int
@@ -47,12 +48,32 @@ type recorder struct {
 	log *blockLog
 }
 
-var _ sequence.Releaser = recorder{}
+var (
+	_ sequence.Releaser  = recorder{}
+	_ sequence.Recoverer = recorder{}
+)
 
 // Reserve ignores the caller's cancellation (Cache.Close cancels refills in
 // flight), so that every block the store applies is received and recorded:
 // the test then knows every block exactly.
 func (r recorder) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
+	return r.ReserveToken(ctx, name, n, sequence.Token{})
+}
+
+// Recover records the block recovered, as received.
+func (r recorder) Recover(ctx context.Context, name string, token sequence.Token) (sequence.Block, bool, error) {
+	b, ok, err := r.Store.Recover(ctx, name, token)
+	if ok {
+		r.log.mu.Lock()
+		r.log.blocks = append(r.log.blocks, b)
+		r.log.recovered = append(r.log.recovered, b)
+		r.log.mu.Unlock()
+	}
+	return b, ok, err
+}
+
+// ReserveToken is Reserve with a token (the zero Token: none).
+func (r recorder) ReserveToken(ctx context.Context, name string, n int64, token sequence.Token) (sequence.Block, error) {
 	l := r.log
 	l.mu.Lock()
 	if l.frozen {
@@ -64,7 +85,7 @@ func (r recorder) Reserve(ctx context.Context, name string, n int64) (sequence.B
 
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	b, err := r.Store.Reserve(ctx, name, n)
+	b, err := r.Store.ReserveToken(ctx, name, n, token)
 
 	l.mu.Lock()
 	if err == nil {

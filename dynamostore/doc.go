@@ -56,6 +56,13 @@
 //	pmaxb    N     cache policy: max block (absent for the process default)
 //	preval   N     cache policy: revalidate interval in milliseconds (absent for
 //	               the process default)
+//	tok      S     the token of the latest reservation made with one
+//	               (sequence.Recoverer; removed by a reservation without a
+//	               token and by a release), with its block:
+//	tokfirst N     the block's first value
+//	tokstep  N     the block's step
+//	tokcount N     the block's count
+//	tokver   N     ver when the block was reserved
 //	moved    S     only while a Rename is in progress: the new name (fenced)
 //	from     S     on an item made by a Rename: the old key, until the item's
 //	               next rename (a repeated rename finds it and succeeds)
@@ -90,6 +97,30 @@
 // with the compare-and-set. The block that reaches the limit is truncated
 // to what is left; a reservation with nothing left is sequence.ErrDailyLimit
 // (54000) and writes nothing.
+//
+// # Recovering lost answers
+//
+// A reservation whose answer is lost (a timeout, a reset, a response
+// dropped after DynamoDB applied the update) is a gap of a whole block
+// unless its caller can prove it was its own. [Store.ReserveToken] is
+// Reserve that writes the caller's token (tok) and the block (tokfirst,
+// tokstep, tokcount) in the same UpdateItem, on every path: on the fast
+// path tokfirst is computed by the update from last as it was before it
+// (DynamoDB evaluates every operand of an update expression against the
+// item before the update; dynalite too, which the tests check), on the
+// compare-and-set path it is the block computed from the state read.
+// [Store.Recover] is one consistent GetItem: the block if tok is the
+// caller's token, else false. Only the latest reservation's token is kept:
+// after another reservation (with a token or without) or a release, the
+// proof is gone and the block stays a gap. So the SDK does not send again a
+// reservation with a token that failed without an answer (it retries
+// throttling only): the error comes back at once and the caller reads back
+// within milliseconds, not after the SDK's backoff, while other processes
+// reserve. A token is applied once (the fast path's condition includes
+// tok <> token): a request sent twice by some other layer is one block. A
+// request still in flight that applies after the read-back is a gap, never
+// a duplicate. A read-back costs one strongly consistent read unit, and
+// only after a failed reservation.
 //
 // # Guarantees
 //

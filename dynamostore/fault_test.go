@@ -239,10 +239,20 @@ func kind(err error) string {
 	return fmt.Sprintf("other: %v", err)
 }
 
-// TestFaultsCache: caches of several processes over the faulty network. Next
-// either returns a value nobody else got or an error, before its deadline;
-// the blocks received and the responses dropped tile the sequence.
+// TestFaultsCache: caches of several processes over the faulty network,
+// with the recovery of lost answers on and off. Next either returns a value
+// nobody else got or an error, before its deadline; every block recovered
+// is one whose response was dropped; the blocks received and the dropped
+// ones not recovered tile the sequence. The values of those are the waste
+// each mode reports.
 func TestFaultsCache(t *testing.T) {
+	for _, recovery := range []bool{true, false} {
+		name := map[bool]string{true: "recovery on", false: "recovery off"}[recovery]
+		t.Run(name, func(t *testing.T) { faultsCache(t, recovery, name) })
+	}
+}
+
+func faultsCache(t *testing.T, recovery bool, mode string) {
 	spec, pos, _ := sequence.Clauses{}.Create()
 	fh := &faultyHTTP{inner: http.DefaultClient, throttle: 0.1, drop: 0.3, step: spec.Increment,
 		rng: rand.New(rand.NewPCG(7, uint64(time.Now().UnixNano())))}
@@ -268,6 +278,7 @@ func TestFaultsCache(t *testing.T) {
 		caches[p] = seqcache.New(recorder{Store: dynamostore.New(client, table), log: &log}, func(o *seqcache.Options) {
 			o.MinBlock, o.MaxBlock = 20, 200
 			o.MaxWait = 2 * time.Second
+			o.NoRecovery = !recovery
 		})
 		for range perProc {
 			wg.Go(func() {
@@ -294,11 +305,26 @@ func TestFaultsCache(t *testing.T) {
 	}
 	wg.Wait()
 	log.freeze() // released values are never reserved again in this test
+	var recoveries int64
 	for _, c := range caches {
+		recoveries += c.Handle("s").Stats().Recoveries
 		_ = c.Close() // releases may fail on the faulty network; they are gaps then
 	}
+	// Every block recovered was dropped on the way back; the others dropped
+	// are the gaps.
+	gaps := slices.Clone(fh.lost)
+	for _, b := range log.recovered {
+		i := slices.Index(gaps, b)
+		if i < 0 {
+			t.Fatalf("recovered block %+v is no dropped response's", b)
+		}
+		gaps = slices.Delete(gaps, i, i+1)
+	}
+	if int64(len(log.recovered)) != recoveries {
+		t.Errorf("%d blocks recovered, the caches counted %d", len(log.recovered), recoveries)
+	}
 	// Releases change the final position, not which blocks were taken.
-	checkTiling(t, spec, log.blocks, fh.lost)
+	checkTiling(t, spec, log.blocks, gaps)
 	for v := range values {
 		if !slices.ContainsFunc(log.blocks, func(b sequence.Block) bool { return b.Contains(v) }) {
 			t.Fatalf("value %d is in no block received", v)
@@ -307,6 +333,22 @@ func TestFaultsCache(t *testing.T) {
 	if len(fh.lost) == 0 {
 		t.Fatal("no response dropped: the test tested nothing")
 	}
-	t.Logf("%d values served, %d Next errors; %d blocks received, %d dropped; %d requests, %d faults",
-		len(values), errs, len(log.blocks), len(fh.lost), fh.requests, fh.injected)
+	if recovery && len(log.recovered) == 0 {
+		t.Fatalf("%d responses dropped, none recovered", len(fh.lost))
+	}
+	if !recovery && len(log.recovered) != 0 {
+		t.Fatalf("%d blocks recovered with recovery off", len(log.recovered))
+	}
+	var issued, wasted int64
+	for _, b := range log.blocks {
+		issued += b.Count
+	}
+	for _, b := range gaps {
+		issued += b.Count
+		wasted += b.Count
+	}
+	t.Logf("%d values served, %d Next errors; %d blocks received (%d recovered), %d dropped; %d requests, %d faults",
+		len(values), errs, len(log.blocks), len(log.recovered), len(fh.lost), fh.requests, fh.injected)
+	fmt.Printf("dynamostore faults: %d values wasted in %d lost answers (%.1f%% of %d reserved), %d of %d lost answers recovered (%s)\n",
+		wasted, len(gaps), 100*float64(wasted)/float64(max(issued, 1)), issued, len(log.recovered), len(fh.lost), mode)
 }

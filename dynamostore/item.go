@@ -41,6 +41,15 @@ const (
 	attrPMinB   = "pminb"    // N: cache policy min block (sequence.Policy.MinBlock); absent for the default
 	attrPMaxB   = "pmaxb"    // N: cache policy max block (sequence.Policy.MaxBlock); absent for the default
 	attrPReval  = "preval"   // N: cache policy revalidate interval, milliseconds; absent for the default
+
+	// The proof of the latest reservation made with a token
+	// (sequence.Recoverer): written with it, removed by a reservation
+	// without a token and by a release.
+	attrTok      = "tok"      // S: the token (sequence.Token.String)
+	attrTokFirst = "tokfirst" // N: the block's first value
+	attrTokStep  = "tokstep"  // N: the block's step
+	attrTokCount = "tokcount" // N: the block's count
+	attrTokVer   = "tokver"   // N: ver when the block was reserved
 )
 
 // policyAttrs are the cache policy's attributes with their values in p:
@@ -66,6 +75,10 @@ type record struct {
 	gen   string // incarnation, see attrGen
 	resv  string // the raw reservation counter, compared as is in compare-and-set conditions
 	moved string // non-empty: fenced by a Rename in progress
+
+	tok      string         // the latest reservation's token; empty if none
+	tokBlock sequence.Block // its block, if tok is set
+	tokVer   int64          // ver when it was reserved, if tok is set
 }
 
 // genOf is the incarnation (sequence.Info.Gen, sequence.Block.Gen) of an
@@ -196,6 +209,11 @@ func decode(name string, item map[string]types.AttributeValue) (record, error) {
 	}
 	if _, ok := item[attrMoved]; ok {
 		r.moved = d.str(attrMoved)
+	}
+	if _, ok := item[attrTok]; ok {
+		r.tok = d.str(attrTok)
+		r.tokBlock = sequence.Block{First: d.int(attrTokFirst), Step: d.int(attrTokStep), Count: d.int(attrTokCount)}
+		r.tokVer = d.int(attrTokVer)
 	}
 	if d.bad != "" {
 		return record{}, fmt.Errorf("%w %q: attribute %q", errMalformed, name, d.bad)

@@ -101,6 +101,7 @@ var (
 	_ sequence.Releaser  = (*Store)(nil)
 	_ sequence.Checker   = (*Store)(nil)
 	_ sequence.Validator = (*Store)(nil)
+	_ sequence.Recoverer = (*Store)(nil)
 )
 
 // entry is what a Store remembers of a sequence between reservations, so the
@@ -241,7 +242,8 @@ func (s *Store) Gen(ctx context.Context, name string) (uint64, error) {
 // wrap) it reads the item consistently, computes the block with
 // [sequence.Spec.Reserve] and writes the new position with a compare-and-set.
 // Either way the block is derived from the response to a write that
-// succeeded; a request without a response is a gap.
+// succeeded; a request without a response is a gap (for ReserveToken: unless
+// a read finds its token, see [Store.ReserveToken]).
 //
 // Under a daily limit the same write also moves the day's count (attributes
 // uday and uused), and its condition enforces the limit: the fast path
@@ -253,6 +255,68 @@ func (s *Store) Gen(ctx context.Context, name string) (uint64, error) {
 // [sequence.Spec.ReserveAt], and a reservation with nothing left fails with
 // sequence.ErrDailyLimit without writing.
 func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
+	return s.reserve(ctx, name, n, sequence.Token{})
+}
+
+// ReserveToken implements [sequence.Recoverer]: Reserve, whose write (the
+// fast path's UpdateItem or the slow path's compare-and-set, daily limit or
+// not) also sets tok to token and tokfirst, tokstep, tokcount to the block
+// (on the fast path tokfirst is computed by the update itself from the
+// position before it: DynamoDB evaluates every operand against the item as
+// it was), and tokver to the version the write was conditioned on.
+//
+// The SDK does not retry a request made with a token that failed without
+// an answer saying it was not applied (only throttling is retried): the
+// error comes back at once, for the caller to Recover. And a token is
+// applied at most once: the fast path's update is conditioned on tok not
+// being token already (the compare-and-set on the reservation count), so a
+// request sent again anyway (by another retrying layer) fails, and the read
+// that follows finds the token and returns that block, not a second one.
+func (s *Store) ReserveToken(ctx context.Context, name string, n int64, token sequence.Token) (sequence.Block, error) {
+	return s.reserve(ctx, name, n, token)
+}
+
+// Recover implements [sequence.Recoverer] with one consistent GetItem: the
+// block stored with token if tok is token, else false. Only the latest
+// reservation's token is kept: once another reservation (with a token or
+// without) or a release wrote the item, the proof is gone and the block
+// stays a gap. A recovered block that is still the latest reservation (the
+// version unchanged since) may have its tail released, like one received.
+func (s *Store) Recover(ctx context.Context, name string, token sequence.Token) (sequence.Block, bool, error) {
+	if token.IsZero() {
+		return sequence.Block{}, false, nil
+	}
+	r, err := s.load(ctx, name)
+	if errors.Is(err, sequence.ErrNotFound) {
+		return sequence.Block{}, false, nil
+	}
+	if err != nil {
+		return sequence.Block{}, false, s.wrap("recover", name, err)
+	}
+	b, ok := s.proved(name, r, token)
+	return b, ok, nil
+}
+
+// proved returns the block of the reservation made with token if r, an
+// item just read, carries it: the proof that the reservation was applied
+// and is still the latest. A Release may then take back its tail, as after
+// a reservation answered (unless the item's version changed since).
+func (s *Store) proved(name string, r record, token sequence.Token) (sequence.Block, bool) {
+	if token.IsZero() || r.tok != token.String() || r.tokBlock.Count <= 0 {
+		return sequence.Block{}, false
+	}
+	s.mu.Lock()
+	if r.info.Version == r.tokVer {
+		s.issued[name] = issued{gen: r.gen, ver: r.info.Version, resv: r.resv}
+	}
+	s.mu.Unlock()
+	b := r.tokBlock
+	// As Reserve returns it: with the incarnation, and the policy as now.
+	b.Gen, b.Policy = r.info.Gen, r.info.Spec.Policy
+	return b, true
+}
+
+func (s *Store) reserve(ctx context.Context, name string, n int64, token sequence.Token) (sequence.Block, error) {
 	if n < 1 {
 		n = 1
 	}
@@ -260,7 +324,7 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 		now := s.opts.Now()
 		if e, ok := s.recall(name); ok {
 			if p, ok := plan(e.spec, e.called, n); ok && p.covers(e.last) && fits(e, now, n) {
-				b, err := s.add(ctx, name, e, p, n, now)
+				b, err := s.add(ctx, name, e, p, n, now, token)
 				if err == nil || !conditionFailed(err) {
 					return b, s.wrap("reserve", name, err)
 				}
@@ -273,18 +337,44 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 		if err != nil {
 			return sequence.Block{}, s.wrap("reserve", name, err)
 		}
+		if b, ok := s.proved(name, r, token); ok {
+			// A request of this call was applied and its answer lost (the
+			// SDK retried it, and the retry found the token): that block
+			// is this call's, and no other is taken.
+			return b, nil
+		}
 		e := entryOf(r)
 		var b sequence.Block
 		if p, ok := plan(e.spec, e.called, n); ok && p.covers(e.last) && fits(e, now, n) {
-			b, err = s.add(ctx, name, e, p, n, now)
+			b, err = s.add(ctx, name, e, p, n, now, token)
 		} else {
-			b, err = s.swap(ctx, name, r, n, now)
+			b, err = s.swap(ctx, name, r, n, now, token)
 		}
 		if conditionFailed(err) {
 			s.forget(name)
 		}
 		return b, s.wrap("reserve", name, err)
 	})
+}
+
+// refusalsOnly is the SDK's retryer for a reservation made with a token: it
+// retries only throttling, an answer that the request was not applied, and
+// returns every other failure (no answer, a reset, a server error: the
+// request may have been applied) at once, so that the caller reads the
+// token back ([Store.Recover]) within milliseconds rather than after the
+// SDK's backoff of up to seconds, by when other processes may have reserved
+// and taken the proof away.
+type refusalsOnly struct{ aws.Retryer }
+
+func (r refusalsOnly) IsErrorRetryable(err error) bool {
+	return throttled(err) && r.Retryer.IsErrorRetryable(err)
+}
+
+// tokenRetries makes an operation's retryer refusalsOnly.
+func tokenRetries(o *dynamodb.Options) {
+	if o.Retryer != nil {
+		o.Retryer = refusalsOnly{o.Retryer}
+	}
 }
 
 // fastPlan is an atomic addition to the position that hands out exactly n
@@ -329,7 +419,7 @@ func fits(e entry, now time.Time, n int64) bool {
 // p.d, the block derived from the new position it returns. Under a daily
 // limit it also counts the n values in the day's usage, conditioned on the
 // count read (see Reserve).
-func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int64, now time.Time) (sequence.Block, error) {
+func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int64, now time.Time, token sequence.Token) (sequence.Block, error) {
 	op := "+"
 	if e.spec.Descending() {
 		op = "-"
@@ -369,7 +459,24 @@ func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int
 			cond += " AND (attribute_not_exists(#uday) OR #uday < :uday)"
 		}
 	}
-	out, err := s.updateItem(ctx, s.key(name), set+add, cond, values, types.ReturnValueUpdatedNew)
+	remove := ""
+	if token.IsZero() {
+		remove = " REMOVE #tok"
+	} else {
+		// The first value from the position before the update: the block
+		// never wraps on the fast path, so it is last + INCREMENT once
+		// called, last itself before.
+		var off int64
+		if e.called {
+			off = e.spec.Increment
+		}
+		set += ", #tok = :tok, #tokfirst = #last + :off, #tokstep = :step, #tokcount = :cnt, #tokver = :v"
+		// Applied once per token: the SDK's retry of a request whose answer
+		// was lost fails here, and the read that follows finds the block.
+		cond += " AND (attribute_not_exists(#tok) OR #tok <> :tok)"
+		values[":tok"], values[":off"], values[":step"] = str(token.String()), num(off), num(e.spec.Increment)
+	}
+	out, err := s.updateItem(ctx, s.key(name), set+add+remove, cond, values, types.ReturnValueUpdatedNew, optsFor(token)...)
 	if err != nil {
 		return sequence.Block{}, err
 	}
@@ -406,7 +513,7 @@ func (s *Store) add(ctx context.Context, name string, e entry, p fastPlan, n int
 // (and the day's usage, under a daily limit) read in r, written with a
 // compare-and-set on that exact state (the reservation counter makes it
 // immune to ABA).
-func (s *Store) swap(ctx context.Context, name string, r record, n int64, now time.Time) (sequence.Block, error) {
+func (s *Store) swap(ctx context.Context, name string, r record, n int64, now time.Time, token sequence.Token) (sequence.Block, error) {
 	b, pos, usage, err := r.info.Spec.ReserveAt(name, r.info.Position, r.info.DayUsage, now, n)
 	if err != nil {
 		return sequence.Block{}, err
@@ -418,6 +525,12 @@ func (s *Store) swap(ctx context.Context, name string, r record, n int64, now ti
 		values[":uday"], values[":uused"] = num(int64(usage.Day)), num(usage.Used)
 	}
 	update := set + " ADD #resv :one, #nres :cnt"
+	if token.IsZero() {
+		update += " REMOVE #tok"
+	} else {
+		update = "SET #tok = :tok, #tokfirst = :tf, #tokstep = :ts, #tokcount = :cnt, #tokver = :v, " + update[len("SET "):]
+		values[":tok"], values[":tf"], values[":ts"] = str(token.String()), num(b.First), num(b.Step)
+	}
 	cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v AND #last = :ol AND #called = :oc AND #resv = :r"
 	// UPDATED_NEW only for symmetry with the fast path (and tests that
 	// watch the wire): the block is known already.
@@ -433,7 +546,7 @@ func (s *Store) swap(ctx context.Context, name string, r record, n int64, now ti
 		":oc":  boolean(r.info.Position.Called),
 		":r":   &types.AttributeValueMemberN{Value: r.resv},
 	})
-	out, err := s.updateItem(ctx, s.key(name), update, cond, values, types.ReturnValueUpdatedNew)
+	out, err := s.updateItem(ctx, s.key(name), update, cond, values, types.ReturnValueUpdatedNew, optsFor(token)...)
 	if err != nil {
 		return sequence.Block{}, err
 	}
@@ -483,7 +596,9 @@ func (s *Store) Release(ctx context.Context, name string, unused sequence.Block)
 		if !ok {
 			return false, nil
 		}
-		update := "SET #last = :nl, #called = :nc"
+		// The position moves back over the tail: a token of the
+		// reservation before no longer proves its block is unused.
+		update := "SET #last = :nl, #called = :nc REMOVE #tok"
 		cond := "attribute_exists(#name) AND #gen = :g AND #ver = :v AND #last = :ol AND #called = :oc AND #resv = :r"
 		_, err = s.updateItem(ctx, s.key(name), update, cond, map[string]types.AttributeValue{
 			":nl": num(pos.Last),
@@ -559,7 +674,7 @@ func (s *Store) trimPrefix(key string) (string, bool) {
 
 // updateItem is a conditional UpdateItem of the item with key; the attribute
 // names are those the two expressions use.
-func (s *Store) updateItem(ctx context.Context, key, update, cond string, values map[string]types.AttributeValue, ret types.ReturnValue) (*dynamodb.UpdateItemOutput, error) {
+func (s *Store) updateItem(ctx context.Context, key, update, cond string, values map[string]types.AttributeValue, ret types.ReturnValue, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	return s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 &s.table,
 		Key:                       keyOf(key),
@@ -568,5 +683,14 @@ func (s *Store) updateItem(ctx context.Context, key, update, cond string, values
 		ExpressionAttributeNames:  names(update, cond),
 		ExpressionAttributeValues: values,
 		ReturnValues:              ret,
-	})
+	}, optFns...)
+}
+
+// optsFor returns the options of a reservation's UpdateItem: with a token,
+// the SDK does not send again a request that may have been applied.
+func optsFor(token sequence.Token) []func(*dynamodb.Options) {
+	if token.IsZero() {
+		return nil
+	}
+	return []func(*dynamodb.Options){tokenRetries}
 }

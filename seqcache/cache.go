@@ -53,6 +53,13 @@ type Options struct {
 	// changed (see Revalidation in the package documentation). Default
 	// DefaultRevalidate (2s); a negative value turns the checks off.
 	Revalidate time.Duration
+	// NoRecovery turns off the recovery of lost answers: with a store that
+	// is a [sequence.Recoverer], a reservation whose answer was lost (a
+	// timeout, a reset) is otherwise read back by its token and its block
+	// adopted on proof, instead of becoming a gap (see Recovery in the
+	// package documentation). For comparisons and for a store whose reads
+	// cost more than the values they save.
+	NoRecovery bool
 
 	// MeterProvider receives the cache's metrics (see Metrics in the
 	// package documentation). Default: the global provider,
@@ -130,6 +137,11 @@ type Stats struct {
 	Released     int64   // unused values handed back to the store on Close
 	Wasted       int64   // unused values dropped (Invalidate; Change and Close without release)
 	Throttled    int64   // store calls refused for want of capacity ([sequence.ErrThrottled]), counted in StoreErrors too
+	// Recoveries and Recovered are the blocks, and the values in them, whose
+	// reservation's answer was lost and which were adopted on proof
+	// ([sequence.Recoverer]); counted in Reservations and Reserved too, and
+	// their lost answers in StoreErrors.
+	Recoveries, Recovered int64
 	// Span is the time a block asked of the store covers at the measured
 	// rate: Options.Sample, longer while the store throttles.
 	Span time.Duration
@@ -145,6 +157,7 @@ type Stats struct {
 type Cache struct {
 	// Written once by New, before the Cache is returned; read-only after.
 	store  sequence.Reserver
+	rec    sequence.Recoverer // store, if it is one and recovery is on; else nil
 	opts   Options
 	ctx    context.Context // cancelled by Close: ends store calls in flight
 	cancel context.CancelFunc
@@ -178,6 +191,9 @@ func New(store sequence.Reserver, optFns ...func(*Options)) *Cache {
 		o.StoreName = fmt.Sprintf("%T", store)
 	}
 	c := &Cache{store: store, opts: o}
+	if r, ok := store.(sequence.Recoverer); ok && !o.NoRecovery {
+		c.rec = r
+	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	m := map[string]*Handle{}
 	c.handles.Store(&m)

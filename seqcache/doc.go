@@ -37,6 +37,29 @@
 // store's last error. Transient store failures are retried in the background
 // with jittered backoff, so the cache recovers by itself when the store does.
 //
+// # Recovery of lost answers
+//
+// A reservation whose answer is lost (a timeout, a reset connection, a
+// response dropped after the store applied it) would be a gap of a whole
+// block. With a store that is a [sequence.Recoverer] (dynamostore,
+// sqlstore), each reservation attempt carries a fresh random
+// [sequence.Token] that the store writes with the block it hands out. After
+// a failure that may hide an applied reservation (a transient one, not
+// [sequence.ErrThrottled], which the store reports instead of applying),
+// the attempt's context is cancelled and the token is read back once,
+// consistently, under Options.RefillTimeout: if the store's latest
+// reservation carries it, that is proof, and the block is adopted exactly as
+// if the answer had arrived (counted in Stats.Recoveries and
+// Stats.Recovered, and seqshim.values.recovered). Without proof (another
+// reservation came after it, the request never applied, or applies only
+// later) the block stays a gap and the next attempt has a new token: a
+// block is never guessed, and never received twice. A read-back that fails
+// too (the store unreachable) is tried again by the next refills before any
+// new reservation (up to 8 times, about 4 s of backoff, within the default
+// MaxWait; not after a change to the sequence, nor when throttled), so that
+// an outage that loses answers costs one block, not one per retry.
+// Options.NoRecovery turns this off.
+//
 // # Sizing
 //
 // A block is sized so that one process writes little, and so that a fleet
@@ -153,11 +176,12 @@
 //	seqshim.values.reserved  counter, observable   {value}  values in the blocks received from the store
 //	seqshim.values.wasted    counter               {value}  reserved values given up unused: dropped by Invalidate, Change or revalidation, or not handed back by Close
 //	seqshim.values.released  counter               {value}  unused values handed back to the store, by Close and Change
+//	seqshim.values.recovered counter               {value}  values in blocks whose answer was lost, adopted on proof (see Recovery of lost answers); in reserved too
 //	seqshim.cache.remaining  gauge, observable     {value}  values cached now: the active block's rest and the standby blocks
 //	seqshim.cache.runway     gauge, observable     s        remaining / the consumption rate over Options.Window; absent while that rate is 0
 //	seqshim.refill.duration  histogram             s        each store call of a refill; with error.type if it failed
 //	seqshim.wait.duration    histogram             s        each Next that waited for a block; with error.type if it got no value
-//	seqshim.store.errors     counter               {error}  failed store calls of refills, by error.type
+//	seqshim.store.errors     counter               {error}  failed store calls of refills, by error.type (a lost answer recovered too)
 //	seqshim.block.size       histogram             {value}  values in each block received from the store
 //
 // error.type is timeout, canceled, misconfigured ([sequence.ErrMisconfigured]),
@@ -207,7 +231,8 @@
 // # Guarantees
 //
 //   - A value is handed out at most once, by any Cache of any process sharing
-//     the store: blocks come only from store responses.
+//     the store: blocks come only from store responses, or from a store's
+//     proof that a reservation whose answer was lost was this cache's.
 //   - Values handed out by one Cache are increasing (decreasing for a negative
 //     increment), except across a CYCLE wrap, or a setval, ALTER ... RESTART
 //     or similar change to the sequence.

@@ -55,6 +55,13 @@ type Handle struct {
 	incarnation atomic.Uint64 // which sequence the name names: see Cache.Retire
 	refilled    chan struct{} // protected by mu; closed when that goroutine exits
 
+	// pending is a reservation whose answer was lost and whose read-back
+	// failed too (the store unreachable): the next refill reads it back
+	// again before reserving anew, while the sequence's gen is still
+	// pendingGen. Used only by the refill goroutine (one at a time; the
+	// next starts after the last exited, under mu). See Handle.reserve.
+	pending pendingReservation
+
 	// mu protects all the fields below. (Cache.Handle may also set closed
 	// before it publishes the handle.)
 	mu       sync.Mutex
@@ -89,6 +96,7 @@ type Handle struct {
 	// counters
 	reservations, reserved, waits, storeErrors, released, wasted, throttled int64
 	checks, checkErrors, revalidations                                      int64
+	recoveries, recovered                                                   int64
 }
 
 func newHandle(c *Cache, name string) *Handle {
@@ -289,6 +297,8 @@ func (h *Handle) Stats() Stats {
 		Released:     h.released,
 		Wasted:       h.wasted,
 		Throttled:    h.throttled,
+		Recoveries:   h.recoveries,
+		Recovered:    h.recovered,
 		Span:         h.sizing.span,
 
 		Checks:        h.checks,

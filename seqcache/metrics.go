@@ -42,6 +42,7 @@ type instruments struct {
 	remaining        metric.Int64ObservableGauge   // read by observe
 	runway           metric.Float64ObservableGauge // read by observe
 	wasted, released metric.Int64Counter
+	recovered        metric.Int64Counter
 	storeErrors      metric.Int64Counter
 	refillDuration   metric.Float64Histogram
 	waitDuration     metric.Float64Histogram
@@ -72,6 +73,8 @@ func newInstruments(c *Cache) instruments {
 		metric.WithUnit("{value}"), metric.WithDescription("Reserved values given up unused: dropped by a change to the sequence, or not handed back to the store on close.")))
 	ins.released = made[metric.Int64Counter](&errs, noop.Int64Counter{})(m.Int64Counter("seqshim.values.released",
 		metric.WithUnit("{value}"), metric.WithDescription("Unused values handed back to the store (on close and before a change to the sequence).")))
+	ins.recovered = made[metric.Int64Counter](&errs, noop.Int64Counter{})(m.Int64Counter("seqshim.values.recovered",
+		metric.WithUnit("{value}"), metric.WithDescription("Values in blocks whose reservation's answer was lost (a timeout, a reset), adopted on proof of the token written with them instead of becoming a gap; counted in seqshim.values.reserved too.")))
 	ins.storeErrors = made[metric.Int64Counter](&errs, noop.Int64Counter{})(m.Int64Counter("seqshim.store.errors",
 		metric.WithUnit("{error}"), metric.WithDescription("Failed store calls of refills, by error.type.")))
 	ins.refillDuration = made[metric.Float64Histogram](&errs, noop.Float64Histogram{})(m.Float64Histogram("seqshim.refill.duration",
@@ -162,6 +165,9 @@ func (h *Handle) startCounters() {
 	ctx := context.Background()
 	h.c.ins.wasted.Add(ctx, 0, h.attrs)
 	h.c.ins.released.Add(ctx, 0, h.attrs)
+	if h.c.rec != nil {
+		h.c.ins.recovered.Add(ctx, 0, h.attrs)
+	}
 }
 
 // errorAttrs are the handle's attributes plus the error.type of err.
@@ -182,6 +188,14 @@ func (h *Handle) recordStoreCall(took time.Duration, n int64, err error) {
 	}
 	ins.refillDuration.Record(ctx, took.Seconds(), h.attrs)
 	ins.blockSize.Record(ctx, n, h.attrs)
+}
+
+// recordRecovery records a store call whose answer was lost (an error, by
+// error.type) and the n values of its block, recovered by proof.
+func (h *Handle) recordRecovery(lost error, n int64) {
+	ctx := context.Background()
+	h.c.ins.storeErrors.Add(ctx, 1, h.errorAttrs(lost))
+	h.c.ins.recovered.Add(ctx, n, h.attrs)
 }
 
 // recordWait records a caller's wait for a block, under the caller's

@@ -38,10 +38,12 @@
 // A store keeps one position per sequence and implements [Reserver] (blocks),
 // [Admin] (create, alter, rename, drop, describe, list, setval) and optionally
 // [Releaser] (taking back an unused tail), [Checker] (a cheap check of its
-// configuration) and [Validator] (a cheap read of a sequence's incarnation,
+// configuration), [Validator] (a cheap read of a sequence's incarnation,
 // [Info.Gen], which tells a sequence dropped and created again, or renamed
-// away, from the one a cached [Block] came from). Packages memstore, sqlstore
-// and dynamostore implement [Store], [Releaser] and [Validator].
+// away, from the one a cached [Block] came from) and [Recoverer] (the block
+// of a reservation whose answer was lost, proved by the caller's [Token]).
+// Packages memstore, sqlstore and dynamostore implement [Store], [Releaser]
+// and [Validator]; sqlstore and dynamostore also [Recoverer].
 //
 // # Errors
 //

@@ -13,7 +13,9 @@ import (
 // canonical name, see [ParseName]) that no other caller, in this process or any
 // other, ever receives. The block is computed by [Spec.Reserve] from the
 // stored spec and position, and comes only from a store response received by
-// this caller: a timed-out or ambiguous request is a gap, never a guess.
+// this caller: a timed-out or ambiguous request is a gap, never a guess,
+// unless the store is a [Recoverer] and proves, by the token the caller
+// wrote with the reservation, that the block is this caller's.
 // Errors are *Error for definitive answers (ErrNotFound, ErrLimit,
 // ErrDailyLimit), errors wrapping ErrMisconfigured for a store that cannot
 // work as configured, and anything else for transient ones (see

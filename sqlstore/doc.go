@@ -32,7 +32,7 @@
 // # Guarantees
 //
 // A *Store implements [sequence.Store], [sequence.Releaser],
-// [sequence.Checker] and [sequence.Validator] and passes the same contract tests as memstore and
+// [sequence.Checker], [sequence.Validator] and [sequence.Recoverer] and passes the same contract tests as memstore and
 // dynamostore. Every operation that writes reads the row, computes with the
 // sequence model ([sequence.Spec.Reserve] and friends) and writes it back in one transaction that holds the row's write lock from
 // the read on: BEGIN IMMEDIATE on SQLite, SELECT ... FOR UPDATE on
@@ -49,7 +49,14 @@
 // limit in one UTC day (by [Options.Now], each process's clock).
 //
 // A reservation whose commit fails or times out returns an error and no
-// block: the values it may have taken are a gap, never handed out.
+// block: the values it may have taken are a gap, never handed out, unless
+// the caller recovers them by proof. [Store.ReserveToken] writes the
+// caller's token and the block (columns res_token, res_first, res_step,
+// res_count) in the reservation's transaction, and [Store.Recover] reads
+// them back: the block is returned only if the latest committed
+// reservation carries that token (a commit whose answer was lost, with the
+// connection, did happen). Another reservation or a release after it
+// replaces or clears the proof, and the block stays a gap.
 //
 // Errors name the operation and the database (the SQLite file, the
 // PostgreSQL URL without its password). A database that cannot be used as

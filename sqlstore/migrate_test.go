@@ -56,7 +56,7 @@ var oldTables = []struct {
 		ownedBy: "db/1/2/3",
 	},
 	{
-		name: "before cache policies and incarnations",
+		name: "before cache policies, incarnations and reservation tokens",
 		create: `CREATE TABLE $T (
 	name TEXT NOT NULL PRIMARY KEY, seq_type TEXT NOT NULL, increment_by BIGINT NOT NULL,
 	min_value BIGINT NOT NULL, max_value BIGINT NOT NULL, start_value BIGINT NOT NULL,
@@ -127,6 +127,12 @@ func TestMigrate(t *testing.T) {
 				}
 				if b, err := st.Reserve(ctx, "old", 100); err != nil || b.First != 6 || b.Gen != oldGen {
 					t.Errorf("Reserve(old) = %+v, %v", b, err)
+				}
+				tok := sequence.NewToken()
+				if b, err := st.ReserveToken(ctx, "old", 10, tok); err != nil || b.First != 106 {
+					t.Errorf("ReserveToken(old) = %+v, %v", b, err)
+				} else if got, ok, err := st.Recover(ctx, "old", tok); err != nil || !ok || got != b {
+					t.Errorf("Recover(old) = %+v, %v, %v; want %+v, true", got, ok, err, b)
 				}
 				if info, err := st.Alter(ctx, "old", sequence.Clauses{DailyLimit: sequence.Int64(7)}); err != nil || info.Spec.DailyLimit != 7 {
 					t.Errorf("Alter(old, daily limit) = %+v, %v", info.Spec, err)

@@ -69,6 +69,7 @@ var (
 	_ sequence.Releaser  = (*Store)(nil)
 	_ sequence.Checker   = (*Store)(nil)
 	_ sequence.Validator = (*Store)(nil)
+	_ sequence.Recoverer = (*Store)(nil)
 )
 
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
@@ -127,6 +128,9 @@ type queries struct {
 	// zeroGen finds a row without an incarnation (made before the gen
 	// column, or by an older version since), setGens gives each one.
 	zeroGen, setGens string
+	// updateProof is update that also writes the proof columns (res_*);
+	// selProof reads them (see [Store.Recover]).
+	updateProof, selProof string
 	// added are the columns a table made by an older version lacks, in the
 	// order they were introduced, with the ALTER TABLE that adds each.
 	added []addedColumn
@@ -138,6 +142,13 @@ type addedColumn struct{ name, add string }
 const columns = `name, seq_type, increment_by, min_value, max_value, start_value, cache_size, is_cycle,
 	last_value, is_called, version, reservations, values_reserved, last_reserved, owned_by, defaults,
 	daily_limit, usage_day, day_used, policy_buffer_ms, policy_min_block, policy_max_block, policy_revalidate_ms, gen`
+
+// setColumns are the assignments of an update of every column of a row
+// but the name (and the proof columns, res_*).
+const setColumns = `seq_type = ?, increment_by = ?, min_value = ?, max_value = ?, start_value = ?,
+	cache_size = ?, is_cycle = ?, last_value = ?, is_called = ?, version = ?, reservations = ?, values_reserved = ?,
+	last_reserved = ?, owned_by = ?, defaults = ?, daily_limit = ?, usage_day = ?, day_used = ?,
+	policy_buffer_ms = ?, policy_min_block = ?, policy_max_block = ?, policy_revalidate_ms = ?`
 
 func makeQueries(d Dialect, table string) queries {
 	// Every column is a 64-bit integer but the name and type, so one DDL
@@ -168,7 +179,11 @@ func makeQueries(d Dialect, table string) queries {
 	policy_max_block BIGINT NOT NULL DEFAULT 0,
 	policy_revalidate_ms BIGINT NOT NULL DEFAULT 0,
 	renamed_from TEXT NOT NULL DEFAULT '',
-	gen BIGINT NOT NULL DEFAULT 0
+	gen BIGINT NOT NULL DEFAULT 0,
+	res_token TEXT NOT NULL DEFAULT '',
+	res_first BIGINT NOT NULL DEFAULT 0,
+	res_step BIGINT NOT NULL DEFAULT 0,
+	res_count BIGINT NOT NULL DEFAULT 0
 )`,
 		added: []addedColumn{
 			{"owned_by", `ALTER TABLE ` + table + ` ADD COLUMN owned_by TEXT NOT NULL DEFAULT ''`},
@@ -182,14 +197,15 @@ func makeQueries(d Dialect, table string) queries {
 			{"policy_revalidate_ms", `ALTER TABLE ` + table + ` ADD COLUMN policy_revalidate_ms BIGINT NOT NULL DEFAULT 0`},
 			{"renamed_from", `ALTER TABLE ` + table + ` ADD COLUMN renamed_from TEXT NOT NULL DEFAULT ''`},
 			{"gen", `ALTER TABLE ` + table + ` ADD COLUMN gen BIGINT NOT NULL DEFAULT 0`},
+			{"res_token", `ALTER TABLE ` + table + ` ADD COLUMN res_token TEXT NOT NULL DEFAULT ''`},
+			{"res_first", `ALTER TABLE ` + table + ` ADD COLUMN res_first BIGINT NOT NULL DEFAULT 0`},
+			{"res_step", `ALTER TABLE ` + table + ` ADD COLUMN res_step BIGINT NOT NULL DEFAULT 0`},
+			{"res_count", `ALTER TABLE ` + table + ` ADD COLUMN res_count BIGINT NOT NULL DEFAULT 0`},
 		},
-		sel:    `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
-		list:   `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
-		insert: `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-		update: `UPDATE ` + table + ` SET seq_type = ?, increment_by = ?, min_value = ?, max_value = ?, start_value = ?,
-	cache_size = ?, is_cycle = ?, last_value = ?, is_called = ?, version = ?, reservations = ?, values_reserved = ?,
-	last_reserved = ?, owned_by = ?, defaults = ?, daily_limit = ?, usage_day = ?, day_used = ?,
-	policy_buffer_ms = ?, policy_min_block = ?, policy_max_block = ?, policy_revalidate_ms = ? WHERE name = ?`,
+		sel:     `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
+		list:    `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
+		insert:  `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		update:  `UPDATE ` + table + ` SET ` + setColumns + ` WHERE name = ?`,
 		rename:  `UPDATE ` + table + ` SET name = ?, renamed_from = ? WHERE name = ?`,
 		renamed: `SELECT renamed_from FROM ` + table + ` WHERE name = ?`,
 		drop:    `DELETE FROM ` + table + ` WHERE name = ?`,
@@ -198,6 +214,9 @@ func makeQueries(d Dialect, table string) queries {
 		// A random odd (so never 0) 64-bit integer per row.
 		setGens: `UPDATE ` + table + ` SET gen = random() | 1 WHERE gen = 0`,
 	}
+	q.updateProof = `UPDATE ` + table + ` SET ` + setColumns + `, res_token = ?, res_first = ?, res_step = ?, res_count = ? WHERE name = ?`
+	q.selProof = `SELECT res_token, res_first, res_step, res_count, gen,
+	policy_buffer_ms, policy_min_block, policy_max_block, policy_revalidate_ms FROM ` + table + ` WHERE name = ?`
 	q.selLock = q.sel
 	if d == Postgres {
 		// Row lock for the read-modify-write; byte order, as memstore and
@@ -205,7 +224,7 @@ func makeQueries(d Dialect, table string) queries {
 		q.selLock += ` FOR UPDATE`
 		q.list = `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name COLLATE "C"`
 		q.setGens = `UPDATE ` + table + ` SET gen = (random() * 9.2e18)::bigint | 1 WHERE gen = 0`
-		for _, p := range []*string{&q.sel, &q.selLock, &q.list, &q.insert, &q.update, &q.rename, &q.renamed, &q.drop, &q.gen} {
+		for _, p := range []*string{&q.sel, &q.selLock, &q.list, &q.insert, &q.update, &q.updateProof, &q.selProof, &q.rename, &q.renamed, &q.drop, &q.gen} {
 			*p = numberPlaceholders(*p)
 		}
 	}
@@ -325,14 +344,28 @@ func nanos(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-// update writes every field of info to its row.
-func (s *Store) update(ctx context.Context, tx *sql.Tx, info *sequence.Info) error {
+// proof is what a reservation writes for [Store.Recover] (columns res_*):
+// its token ("" for none) and its block.
+type proof struct {
+	token string
+	block sequence.Block
+}
+
+// update writes every field of info to its row and, unless p is nil, the
+// proof columns.
+func (s *Store) update(ctx context.Context, tx *sql.Tx, info *sequence.Info, p *proof) error {
 	sp := &info.Spec
-	_, err := tx.ExecContext(ctx, s.q.update, sp.Type.String(), sp.Increment, sp.Min, sp.Max, sp.Start,
+	args := []any{sp.Type.String(), sp.Increment, sp.Min, sp.Max, sp.Start,
 		sp.Cache, b2i(sp.Cycle), info.Position.Last, b2i(info.Position.Called), info.Version,
 		info.Reservations, info.ValuesReserved, nanos(info.LastReserved), sp.OwnedBy,
 		sequence.EncodeDefaults(sp.Defaults), sp.DailyLimit, int64(info.DayUsage.Day), info.DayUsage.Used,
-		sp.Policy.Buffer.Milliseconds(), sp.Policy.MinBlock, sp.Policy.MaxBlock, sp.Policy.Revalidate.Milliseconds(), info.Name)
+		sp.Policy.Buffer.Milliseconds(), sp.Policy.MinBlock, sp.Policy.MaxBlock, sp.Policy.Revalidate.Milliseconds()}
+	query := s.q.update
+	if p != nil {
+		query = s.q.updateProof
+		args = append(args, p.token, p.block.First, p.block.Step, p.block.Count)
+	}
+	_, err := tx.ExecContext(ctx, query, append(args, info.Name)...)
 	return err
 }
 
@@ -344,6 +377,12 @@ var errNoChange = errors.New("no change")
 // BEGIN IMMEDIATE on SQLite (the DSN's _txlock) and SELECT ... FOR UPDATE on
 // PostgreSQL, so no other process reads the row between our read and write.
 func (s *Store) modify(ctx context.Context, name string, fn func(info *sequence.Info) error) error {
+	return s.modifyProof(ctx, name, nil, fn)
+}
+
+// modifyProof is modify that also writes p (as fn leaves it) to the proof
+// columns, unless p is nil.
+func (s *Store) modifyProof(ctx context.Context, name string, p *proof, fn func(info *sequence.Info) error) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		info, err := scanInfo(tx.QueryRowContext(ctx, s.q.selLock, name))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -355,7 +394,7 @@ func (s *Store) modify(ctx context.Context, name string, fn func(info *sequence.
 		if err := fn(&info); err != nil {
 			return err
 		}
-		return s.update(ctx, tx, &info)
+		return s.update(ctx, tx, &info, p)
 	})
 }
 
@@ -391,10 +430,63 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // [sequence.Spec.ReserveAt] (the daily limit, if any, at the store's clock)
 // from the row read, and the position and the day's usage written, in one
 // transaction holding the row's lock. An error from the commit is a gap: the
-// block is never returned.
+// block is never returned (unless recovered: see [Store.ReserveToken]).
 func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
+	return s.reserve(ctx, name, n, sequence.Token{})
+}
+
+// ReserveToken implements [sequence.Recoverer]: Reserve, whose transaction
+// also writes token and the block to the row's proof columns (res_token,
+// res_first, res_step, res_count). Reserve without a token clears them, as
+// does Release.
+func (s *Store) ReserveToken(ctx context.Context, name string, n int64, token sequence.Token) (sequence.Block, error) {
+	return s.reserve(ctx, name, n, token)
+}
+
+// Recover implements [sequence.Recoverer]: one read of the row's proof
+// columns, outside any transaction (it sees what was committed); the block
+// if res_token is token, else false. A commit whose outcome was unknown
+// (the connection lost during COMMIT) is found if it committed; one that
+// lands after the read is a gap. Only the latest reservation's token is
+// kept: once another reservation or a release committed, the proof is gone.
+func (s *Store) Recover(ctx context.Context, name string, token sequence.Token) (sequence.Block, bool, error) {
+	if token.IsZero() {
+		return sequence.Block{}, false, nil
+	}
+	if err := s.init(ctx); err != nil {
+		return sequence.Block{}, false, s.wrap("recover", name, err)
+	}
+	var (
+		tok                    string
+		b                      sequence.Block
+		gen                    int64
+		bufferMS, revalidateMS int64
+	)
+	err := s.db.QueryRowContext(ctx, s.q.selProof, name).Scan(&tok, &b.First, &b.Step, &b.Count, &gen,
+		&bufferMS, &b.Policy.MinBlock, &b.Policy.MaxBlock, &revalidateMS)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sequence.Block{}, false, nil
+	}
+	if err != nil {
+		return sequence.Block{}, false, s.wrap("recover", name, err)
+	}
+	if tok != token.String() || b.Count <= 0 {
+		return sequence.Block{}, false, nil
+	}
+	// As Reserve returns it: with the incarnation, and the policy as now.
+	b.Gen = uint64(gen)
+	b.Policy.Buffer = time.Duration(bufferMS) * time.Millisecond
+	b.Policy.Revalidate = time.Duration(revalidateMS) * time.Millisecond
+	return b, true, nil
+}
+
+func (s *Store) reserve(ctx context.Context, name string, n int64, token sequence.Token) (sequence.Block, error) {
 	var b sequence.Block
-	err := s.modify(ctx, name, func(info *sequence.Info) error {
+	p := &proof{}
+	if !token.IsZero() {
+		p.token = token.String()
+	}
+	err := s.modifyProof(ctx, name, p, func(info *sequence.Info) error {
 		now := s.now()
 		blk, pos, usage, err := info.Spec.ReserveAt(name, info.Position, info.DayUsage, now, n)
 		if err != nil {
@@ -402,6 +494,9 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 		}
 		b = blk
 		b.Gen = info.Gen
+		if p.token != "" {
+			p.block = blk
+		}
 		info.Position, info.DayUsage = pos, usage
 		info.Reservations++
 		info.ValuesReserved += blk.Count
@@ -419,7 +514,9 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 // since) is refused.
 func (s *Store) Release(ctx context.Context, name string, unused sequence.Block) (bool, error) {
 	var ok bool
-	err := s.modify(ctx, name, func(info *sequence.Info) error {
+	// The proof columns are cleared: the position moves back over the
+	// tail, so a token of the reservation before proves nothing more.
+	err := s.modifyProof(ctx, name, &proof{}, func(info *sequence.Info) error {
 		if unused.Gen != 0 && info.Gen != 0 && unused.Gen != info.Gen {
 			return errNoChange
 		}

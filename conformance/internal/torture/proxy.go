@@ -3,6 +3,7 @@ package torture
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -10,6 +11,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +39,9 @@ const (
 	// Blackhole holds every request unanswered until the caller gives up or
 	// the mode changes, then closes the connection: a store that hangs.
 	Blackhole
+	// Swallow forwards every request (the store applies it) and closes the
+	// connection instead of answering: a network that loses answers.
+	Swallow
 )
 
 // Counts are what the proxy did so far.
@@ -64,6 +71,51 @@ type Proxy struct {
 	wake   chan struct{} // closed when the mode changes
 
 	requests, forwarded, dropped, delayed, reset, refused, blackholed, upstream atomic.Int64
+
+	lostMu sync.Mutex    // guards lost
+	lost   []Reservation // reservations whose response was dropped
+}
+
+// Reservation is a block reservation the store applied (a DynamoDB
+// UpdateItem of dynamostore's with the value count :cnt), as its request
+// and response tell: Count values ending at Last, the position after it.
+type Reservation struct{ Last, Count int64 }
+
+// Block returns the reservation's values for a sequence with increment step
+// (no CYCLE wrap inside a block).
+func (r Reservation) Block(step int64) (first, last int64) {
+	return r.Last - (r.Count-1)*step, r.Last
+}
+
+// Dropped returns the reservations the store applied whose response the
+// proxy threw away.
+func (p *Proxy) Dropped() []Reservation {
+	p.lostMu.Lock()
+	defer p.lostMu.Unlock()
+	return slices.Clone(p.lost)
+}
+
+// reservation reads a reservation from an UpdateItem's request and
+// response bodies; false for anything else.
+func reservation(target string, req, resp []byte) (Reservation, bool) {
+	if !strings.HasSuffix(target, ".UpdateItem") {
+		return Reservation{}, false
+	}
+	var in struct {
+		ExpressionAttributeValues map[string]struct{ N string }
+	}
+	var out struct {
+		Attributes map[string]struct{ N string }
+	}
+	if json.Unmarshal(req, &in) != nil || json.Unmarshal(resp, &out) != nil {
+		return Reservation{}, false
+	}
+	cnt, err1 := strconv.ParseInt(in.ExpressionAttributeValues[":cnt"].N, 10, 64)
+	last, err2 := strconv.ParseInt(out.Attributes["last"].N, 10, 64)
+	if err1 != nil || err2 != nil || cnt < 1 {
+		return Reservation{}, false // not a reservation (a release, admin)
+	}
+	return Reservation{Last: last, Count: cnt}, true
 }
 
 // StartProxy starts a proxy on 127.0.0.1 (a free port) to upstream, an
@@ -178,6 +230,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		closeConn(w, false)
 		return
+	case Swallow:
+		f = dropFault
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -208,6 +262,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f == dropFault {
 		// The store applied the request; the caller never hears of it.
 		p.dropped.Add(1)
+		if resp.StatusCode == http.StatusOK {
+			if res, ok := reservation(r.Header.Get("X-Amz-Target"), body, respBody); ok {
+				p.lostMu.Lock()
+				p.lost = append(p.lost, res)
+				p.lostMu.Unlock()
+			}
+		}
 		closeConn(w, false)
 		return
 	}

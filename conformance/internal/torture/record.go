@@ -250,3 +250,24 @@ func backwards(rec Record, rep *Report) int {
 	}
 	return n
 }
+
+// LostAnswers counts, for blocks whose reservation's answer was lost
+// (first..last of an ascending sequence, in any order), the values in them
+// and those of them recorded (handed out: the block was recovered).
+func LostAnswers(recs []Record, blocks [][2]int64) (values, handedOut int64) {
+	var all []int64
+	for _, rec := range recs {
+		for _, d := range rec.Values {
+			all = append(all, d.Value)
+		}
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	for _, b := range blocks {
+		values += b[1] - b[0] + 1
+		i, _ := slices.BinarySearch(all, b[0])
+		j, _ := slices.BinarySearch(all, b[1]+1)
+		handedOut += int64(j - i)
+	}
+	return values, handedOut
+}

@@ -230,10 +230,19 @@ func TestProxyModes(t *testing.T) {
 		t.Errorf("upstream applied %d requests while the store was stopped", applied.Load())
 	}
 
+	p.SetMode(Swallow)
+	if err := get(); err == nil {
+		t.Error("Swallow: request answered")
+	}
+	if applied.Load() != 1 {
+		t.Errorf("upstream applied %d requests in Swallow mode, want 1", applied.Load())
+	}
+
+	p.SetMode(Serve)
 	if err := get(); err != nil {
 		t.Errorf("Serve after the outage: %v", err)
 	}
-	if c := p.Counts(); c.Refused != 1 || c.Blackholed != 1 || c.Forwarded != 1 || applied.Load() != 1 {
+	if c := p.Counts(); c.Refused != 1 || c.Blackholed != 1 || c.Dropped != 1 || c.Forwarded != 1 || applied.Load() != 2 {
 		t.Errorf("counts %+v, applied %d", c, applied.Load())
 	}
 }
