@@ -332,7 +332,7 @@ func TestFleetFloor(t *testing.T) {
 		others   int64
 		min, max int64 // bounds of the blocks asked after the first minute
 	}{
-		{"alone", 0, 1000, 1500},
+		{"alone", 0, 1000, 1600},
 		{"in a fleet", 5_000_000, 10_000, 15_000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -360,7 +360,9 @@ func TestFleetFloor(t *testing.T) {
 				}
 				for _, n := range sizes {
 					// The bounds are those of the jitter, ×[1.1, 1.4), widened
-					// for a rate read a little off.
+					// for a rate read a little off: drawCoarse draws every
+					// 100ms, so a block of about 1,200 values used up over 11
+					// or 12 ticks can read up to a tick (~9%) fast.
 					if n < tc.min || n > tc.max {
 						t.Errorf("blocks asked %v, want each in [%d, %d]", sizes, tc.min, tc.max)
 						break
