@@ -78,11 +78,22 @@ func (s *Session[A]) beganMode(readOnly bool) {
 // parameters the server reports. It reads them once between two
 // statements that reach the database ([Session.heardFrom]): the server
 // reports a change only in answer to one.
+//
+// A server that is not a hot standby never becomes one while the session
+// lasts (a standby is promoted, a primary is not demoted without a
+// restart), so once in_hot_standby reads off (or is never reported, before
+// PostgreSQL 14) only default_transaction_read_only is read again.
 func (s *Session[A]) defaultReadOnly() bool {
 	if s.roDefault == modeUnknown {
 		s.roDefault = modeWrite
-		if s.mode.ParameterStatus("default_transaction_read_only") == "on" || s.mode.ParameterStatus("in_hot_standby") == "on" {
+		if s.mode.ParameterStatus("default_transaction_read_only") == "on" {
 			s.roDefault = modeReadOnly
+		} else if !s.primary {
+			if s.mode.ParameterStatus("in_hot_standby") == "on" {
+				s.roDefault = modeReadOnly
+			} else {
+				s.primary = true
+			}
 		}
 	}
 	return s.roDefault == modeReadOnly

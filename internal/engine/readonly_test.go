@@ -42,10 +42,19 @@ func TestReadOnly(t *testing.T) {
 	// The server reports a change only in answer to a statement: between
 	// statements answered in process, the session reads its reports once.
 	reads := db.reads
-	db.params["in_hot_standby"] = "on" // promoted the other way: only for the test
 	if _, _, err := run(t, s, "SELECT nextval('s')"); err != nil || db.reads != reads {
 		t.Fatalf("a second statement answered in process: %v, %d more reads of the reports", err, db.reads-reads)
 	}
+	// A server that reported it is no hot standby is never one while the
+	// session lasts: after a round trip, one report is read, not two.
+	s.AfterPassThrough("SELECT 1")
+	if _, _, err := run(t, s, "SELECT nextval('s')"); err != nil || db.reads != reads+1 {
+		t.Fatalf("after a round trip: %v, %d reads of the reports, want 1 (default_transaction_read_only)", err, db.reads-reads)
+	}
+	// The session of a standby (made here by hand: a primary is never
+	// demoted under a session).
+	db.params["in_hot_standby"] = "on"
+	s.primary = false
 	s.AfterPassThrough("SELECT 1") // whose answer brought the report
 	for _, q := range []string{"SELECT nextval('s')", "SELECT setval('s', 5)", "INSERT INTO t VALUES (nextval('s'))", "CREATE SEQUENCE u", "DROP SEQUENCE s"} {
 		if _, _, err := run(t, s, q); code(err) != codeReadOnly {
@@ -55,7 +64,7 @@ func TestReadOnly(t *testing.T) {
 	if _, _, err := run(t, s, "SELECT nextval('missing')"); code(err) != "42P01" {
 		t.Errorf("a missing sequence on a hot standby: %v, want 42P01", err)
 	}
-	if ev, _, err := run(t, s, "SELECT currval('s'), lastval(), setval('s', NULL)"); err != nil || rowsOf(ev.First) != "[2,2,<nil>]" {
+	if ev, _, err := run(t, s, "SELECT currval('s'), lastval(), setval('s', NULL)"); err != nil || rowsOf(ev.First) != "[3,3,<nil>]" {
 		t.Errorf("currval, lastval and a NULL setval on a hot standby: %v, %v", ev.First, err)
 	}
 	db.params["in_hot_standby"] = "off"

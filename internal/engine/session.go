@@ -57,6 +57,7 @@ type Session[A Args] struct {
 	mode       ModeConn // db's, nil when it cannot tell
 	txMode     txMode   // mode of the transaction block, if known
 	roDefault  txMode   // mode a new transaction takes, as last read; modeUnknown: read again
+	primary    bool     // the server reported it is not a hot standby: see defaultReadOnly
 	planMode   txMode   // while evaluating: set by an earlier statement of the string
 	planChange string   // that statement
 	dmlText    string   // while evaluating a Rewrite statement: its text
