@@ -565,20 +565,10 @@ func tortureDSN(t *testing.T, pg, table, endpoint string, params map[string]stri
 	return u.String()
 }
 
-// tortureSummary logs a summary line and appends it to $SEQSHIM_TEST_TMP/summary.txt,
-// which scripts/test prints at the end (go test hides a passing test's log).
+// tortureSummary prints a summary line and hands it to testenv.Summary.
 func tortureSummary(t *testing.T, line string) {
-	t.Log(line)
 	fmt.Println(line)
-	if dir := os.Getenv("SEQSHIM_TEST_TMP"); dir != "" {
-		f, err := os.OpenFile(filepath.Join(dir, "summary.txt"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			t.Errorf("summary: %v", err)
-			return
-		}
-		defer f.Close()
-		fmt.Fprintln(f, line)
-	}
+	testenv.Summary(t, line)
 }
 
 func tortureEnvInt(t *testing.T, name string, def int) int {

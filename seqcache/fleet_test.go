@@ -6,14 +6,13 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/sequence"
 )
 
@@ -359,7 +358,7 @@ func TestFleet(t *testing.T) {
 		t.Run(fmt.Sprintf("%dprocs_%.0fvps", sc.procs, sc.rate), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				r := runFleet(t, sc)
-				fleetSummary(t, fmt.Sprintf("fleet: %d processes, %.0f values/s (after a %v warm-up), store writes %.0f/s, limit %d/s, throttled calls %d (%d after warm-up), caller waits after warm-up %d (cold starts %d), failed calls %d, %.0f values per write, waste %.0f values per leaver (%d left; %.3f%% of values), longest span %.0fs; whole run: %d waits, %d failed",
+				testenv.Summary(t, fmt.Sprintf("fleet: %d processes, %.0f values/s (after a %v warm-up), store writes %.0f/s, limit %d/s, throttled calls %d (%d after warm-up), caller waits after warm-up %d (cold starts %d), failed calls %d, %.0f values per write, waste %.0f values per leaver (%d left; %.3f%% of values), longest span %.0fs; whole run: %d waits, %d failed",
 					sc.procs, r.valuesPerSec, r.warm, r.writesPerSec, fleetLimit, r.throttled, r.throttledWarm, r.waits, r.coldWaits, r.failed,
 					r.valuesPerWrite, r.wastePerLeaver, r.leaversMeasured, 100*r.wasteShare, r.maxSpanSecs, r.allWaits, r.allFailed))
 				if r.waits != 0 || r.failed != 0 {
@@ -374,22 +373,4 @@ func TestFleet(t *testing.T) {
 			})
 		})
 	}
-}
-
-// fleetSummary logs a scenario's line and appends it to
-// $SEQSHIM_TEST_TMP/summary.txt, which scripts/test prints at the end (go
-// test hides a passing test's log).
-func fleetSummary(t *testing.T, line string) {
-	t.Log(line)
-	dir := os.Getenv("SEQSHIM_TEST_TMP")
-	if dir == "" {
-		return
-	}
-	f, err := os.OpenFile(filepath.Join(dir, "summary.txt"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Errorf("summary: %v", err)
-		return
-	}
-	defer f.Close()
-	fmt.Fprintln(f, line)
 }

@@ -12,7 +12,9 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -52,4 +54,24 @@ func lookup(tb testing.TB, env, what string) string {
 		Skip(tb, what+" not available: "+env+" is unset; run scripts/test")
 	}
 	return v
+}
+
+// Summary logs line and appends it to $SEQSHIM_TEST_TMP/summary.txt, which
+// scripts/test prints at the end of the suite whatever its outcome (go test
+// hides a passing test's log): the figures of torture, outage and fleet
+// runs.
+func Summary(tb testing.TB, line string) {
+	tb.Helper()
+	tb.Log(line)
+	dir := os.Getenv("SEQSHIM_TEST_TMP")
+	if dir == "" {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "summary.txt"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		tb.Errorf("summary: %v", err)
+		return
+	}
+	defer f.Close()
+	fmt.Fprintln(f, line)
 }
