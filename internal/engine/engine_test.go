@@ -217,3 +217,36 @@ func BenchmarkEvaluateRewrite(b *testing.B) {
 		s.SQL(p, ev.Values)
 	}
 }
+
+// A session's memo of texts stays bounded whatever texts it sees: texts
+// seen once (values written in) are dropped in bulk past maxPlanBytes, and
+// a text longer than maxPlanText is not kept, yet served as any other.
+func TestPlanMemoBounded(t *testing.T) {
+	s := newSession(t, nil)
+	filler := strings.Repeat("x", 10<<10)
+	for i := range 300 { // 3 MB of distinct pass-through texts
+		if _, _, err := run(t, s, fmt.Sprintf("SELECT %d, '%s'", i, filler)); err != nil {
+			t.Fatal(err)
+		}
+		kept := 0
+		for q := range s.plans {
+			kept += len(q)
+		}
+		if kept > maxPlanBytes || len(s.plans) > maxPlans {
+			t.Fatalf("after %d texts: %d texts of %d bytes kept, want at most %d of %d", i+1, len(s.plans), kept, maxPlans, maxPlanBytes)
+		}
+	}
+	long := "SELECT nextval('s') /* " + strings.Repeat("y", maxPlanText) + " */"
+	for want := int64(1); want <= 2; want++ {
+		ev, sql, err := run(t, s, long)
+		if err != nil || ev.Send || rowsOf(ev.First) != fmt.Sprintf("[%d]", want) {
+			t.Fatalf("a long text: %v, %d bytes to send, %v; want [%d] answered here", rowsOf(ev.First), len(sql), err, want)
+		}
+		if _, kept := s.plans[long]; kept {
+			t.Fatal("a text longer than maxPlanText was kept")
+		}
+	}
+	if v, err := s.eng.cache.Next(context.Background(), "s"); err != nil || v != 3 {
+		t.Errorf("next value after the long texts: %d, %v; want 3 (each drew one)", v, err)
+	}
+}

@@ -49,6 +49,7 @@ type Session[A Args] struct {
 	pendingDrop schemaDrop // store sequences to drop after the database ran a DROP SCHEMA
 
 	plans      map[string]*Prepared // texts seen here, and what they need
+	planBytes  int                  // the length of the texts in plans
 	lastHandle *seqcache.Handle     // cache handle of the last nextval
 	scratch    [4]int64             // call values of one statement
 	sqlBuf     []byte               // rendering buffer, reused
@@ -120,8 +121,15 @@ func (s *Session[A]) sessionStatement(ctx context.Context, query string) error {
 	return nil
 }
 
-// maxPlans bounds a session's memo of plans.
-const maxPlans = 1024
+// A session's memo of texts holds at most maxPlans texts of maxPlanBytes
+// in all, none longer than maxPlanText: a text seen once (a batch INSERT
+// with its values written in) must not keep megabytes alive, and one
+// longer than maxPlanText is prepared at each use, as the first time.
+const (
+	maxPlans     = 1024
+	maxPlanBytes = 1 << 20
+	maxPlanText  = 64 << 10
+)
 
 // Plan returns what query needs, nil when it goes to the database as it is.
 // A text seen before in this session costs one map lookup without a lock
@@ -196,13 +204,18 @@ func (s *Session[A]) prepare(ctx context.Context, query string, old *Prepared) (
 		p.query, p.text, p.session, p.injects = query, text, session, injects
 		p.memo, p.version, p.pathGen = memo, version, s.path.changes
 	}
-	if len(s.plans) >= maxPlans {
+	if len(query) > maxPlanText {
+		return p, nil
+	}
+	if len(s.plans) >= maxPlans || s.planBytes+len(query) > maxPlanBytes {
 		clear(s.plans)
+		s.planBytes = 0
 	}
 	if s.plans == nil {
 		s.plans = make(map[string]*Prepared)
 	}
 	s.plans[query] = p
+	s.planBytes += len(query)
 	return p, nil
 }
 
