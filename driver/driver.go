@@ -329,14 +329,45 @@ var registry struct {
 	m  map[any]*sharedSeq
 }
 
+// acquireShared returns the serve-mode sharedSeq of o's store: its
+// configuration checked, its cache made from o.
 func acquireShared(ctx context.Context, o Options) (*sharedSeq, error) {
+	return acquire(ctx, o, func(k any) any { return k }, func(s *sharedSeq) error {
+		if err := checkStore(ctx, s.store, o); err != nil {
+			return err
+		}
+		s.cache = seqcache.New(s.store, func(co *seqcache.Options) {
+			co.Buffer = o.Buffer
+			co.MinThreshold = o.MinThreshold
+			co.MinBlock = o.MinBlock
+			co.MaxBlock = o.MaxBlock
+			co.MaxWait = o.MaxWait
+			co.RefillTimeout = o.RefillTimeout
+			co.Revalidate = o.Revalidate
+			co.NoRecovery = o.Recovery == RecoveryOff
+			co.MeterProvider = o.MeterProvider
+			co.Logger = o.Logger
+			if o.StoreURL != "" {
+				co.StoreName = storeurl.Redact(o.StoreURL)
+			}
+		})
+		return nil
+	})
+}
+
+// acquire returns the sharedSeq of o's store — its URL, or Options.Store
+// when comparable — in the registry under keyOf of it, with one more
+// reference; or a new one: the store opened from its URL, then build
+// (which makes the cache), registered unless the store cannot be a key.
+// Serve and shadow mode share it, under keys of their own.
+func acquire(ctx context.Context, o Options, keyOf func(any) any, build func(*sharedSeq) error) (*sharedSeq, error) {
 	var key any
 	switch {
 	case o.StoreURL != "":
-		key = o.StoreURL
+		key = keyOf(o.StoreURL)
 	case o.Store != nil:
 		if reflect.TypeOf(o.Store).Comparable() {
-			key = o.Store
+			key = keyOf(o.Store)
 		}
 	default:
 		return nil, ErrNoStore
@@ -357,27 +388,12 @@ func acquireShared(ctx context.Context, o Options) (*sharedSeq, error) {
 		}
 		s.store, s.owned = st, true
 	}
-	if err := checkStore(ctx, s.store, o); err != nil {
+	if err := build(s); err != nil {
 		if c, ok := s.store.(io.Closer); ok && s.owned {
 			c.Close()
 		}
 		return nil, err
 	}
-	s.cache = seqcache.New(s.store, func(co *seqcache.Options) {
-		co.Buffer = o.Buffer
-		co.MinThreshold = o.MinThreshold
-		co.MinBlock = o.MinBlock
-		co.MaxBlock = o.MaxBlock
-		co.MaxWait = o.MaxWait
-		co.RefillTimeout = o.RefillTimeout
-		co.Revalidate = o.Revalidate
-		co.NoRecovery = o.Recovery == RecoveryOff
-		co.MeterProvider = o.MeterProvider
-		co.Logger = o.Logger
-		if o.StoreURL != "" {
-			co.StoreName = storeurl.Redact(o.StoreURL)
-		}
-	})
 	if key != nil {
 		if registry.m == nil {
 			registry.m = make(map[any]*sharedSeq)

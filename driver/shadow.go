@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -302,52 +301,21 @@ func (s *Shadow) stop() {
 // in shadow mode the store never fails a statement; its failures show in
 // [Shadow.Stats].
 func acquireShadow(ctx context.Context, o Options) (*sharedSeq, error) {
-	var key any
-	switch {
-	case o.StoreURL != "":
-		key = shadowKey{o.StoreURL}
-	case o.Store != nil:
-		if reflect.TypeOf(o.Store).Comparable() {
-			key = shadowKey{o.Store}
-		}
-	default:
-		return nil, ErrNoStore
-	}
-	registry.mu.Lock()
-	defer registry.mu.Unlock()
-	if key != nil {
-		if s := registry.m[key]; s != nil {
-			s.refs++
-			return s, nil
-		}
-	}
-	s := &sharedSeq{key: key, store: o.Store, refs: 1}
-	if o.StoreURL != "" {
-		st, err := openStore(ctx, o.StoreURL)
-		if err != nil {
-			return nil, fmt.Errorf("seqshim: open store %s: %w", storeurl.Redact(o.StoreURL), err)
-		}
-		s.store, s.owned = st, true
-	}
-	s.shadow = newShadow(s.store, o)
-	s.cache = s.shadow.cache
-	if key != nil {
-		if registry.m == nil {
-			registry.m = make(map[any]*sharedSeq)
-		}
-		registry.m[key] = s
-	}
-	// Warm in shadow mode: the shadow sequences are drawn from (and
-	// created) in the background; nothing fails the connection.
-	if names, err := warmNames(o.Warm); err == nil {
-		for _, n := range names {
-			select {
-			case s.shadow.queue <- shadowDraw{name: n, warm: true}:
-			default:
+	return acquire(ctx, o, func(k any) any { return shadowKey{k} }, func(s *sharedSeq) error {
+		s.shadow = newShadow(s.store, o)
+		s.cache = s.shadow.cache
+		// Warm in shadow mode: the shadow sequences are drawn from (and
+		// created) in the background; nothing fails the connection.
+		if names, err := warmNames(o.Warm); err == nil {
+			for _, n := range names {
+				select {
+				case s.shadow.queue <- shadowDraw{name: n, warm: true}:
+				default:
+				}
 			}
 		}
-	}
-	return s, nil
+		return nil
+	})
 }
 
 // shadowKey keys shadow mode's stores in the registry, apart from serve
