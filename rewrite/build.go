@@ -14,9 +14,8 @@ func build(d Dialect, sql string) *Plan {
 		return passThroughPlan
 	}
 	l := lex(d, sql)
-	if l.open {
-		// The database rejects the whole string; nothing must run first.
-		return passThroughPlan
+	if l.unreadable() {
+		return unreadablePlan(d, l)
 	}
 	p := &Plan{NumParams: l.params}
 	calls := 0
@@ -38,6 +37,25 @@ func build(d Dialect, sql string) *Plan {
 		}
 	}
 	return passThroughPlan
+}
+
+// unreadablePlan is the plan of a text the lexer cannot read. PostgreSQL
+// parses a whole string before it runs any statement of it, so it refuses
+// such a text with its own syntax error (42601, with its message and
+// position) and runs nothing: the text goes to it as it is, and no
+// sequence call in it is ever evaluated by the database. MySQL and SQLite
+// run the statements of a string one after the other, so an earlier one
+// could run there before the error: seqshim refuses the text itself.
+func unreadablePlan(d Dialect, l *lexer) *Plan {
+	if d == Postgres {
+		return passThroughPlan
+	}
+	what := "unbalanced parentheses"
+	if l.open {
+		what = "an unterminated literal, quoted identifier or comment"
+	}
+	err := syntaxErr("seqshim: syntax error: %s; nothing of the text was run", what)
+	return &Plan{Err: err, Statements: []Statement{{Kind: Reject, Text: l.s, Err: err}}}
 }
 
 // span is one statement: tokens [a, b) and text [start, end), terminated

@@ -17,7 +17,7 @@ func DiscardsSequences(d Dialect, sql string) bool {
 // lexDiscards is DiscardsSequences without the cheap test.
 func lexDiscards(sql string) bool {
 	l := lex(Postgres, sql)
-	if l.open {
+	if l.unreadable() {
 		return false // the database refuses the text
 	}
 	for _, sp := range split(l) {

@@ -2,6 +2,8 @@ package rewrite
 
 import (
 	"testing"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // TestHidden: calls written inside literals, quoted identifiers and comments
@@ -112,26 +114,40 @@ func TestDialectsDiffer(t *testing.T) {
 	}
 }
 
-// TestUnterminated: an unterminated literal or comment passes through
-// whole, for the database to report.
+// TestUnterminated: an unterminated literal or comment, or parentheses that
+// do not pair up, pass through whole for PostgreSQL to report (it parses
+// the whole string before it runs any of it); MySQL and SQLite run the
+// statements of a string one by one, so seqshim refuses such a text itself
+// with 42601. A NUL byte passes through in every dialect.
 func TestUnterminated(t *testing.T) {
 	for _, tc := range []struct {
-		d   Dialect
-		sql string
+		d    Dialect
+		sql  string
+		pass bool
 	}{
-		{Postgres, "SELECT nextval('s'), 'oops"},
-		{Postgres, "SELECT nextval('s') /* oops"},
-		{Postgres, "SELECT nextval('s') /* /* */"},
-		{Postgres, "SELECT nextval('s'), $a$ oops $b$"},
-		{Postgres, `SELECT nextval('s'), "oops`},
-		{MySQL, `SELECT nextval('s'), 'oops\'`},
-		{SQLite, "SELECT nextval('s'), [oops"},
-		{MySQL, "SELECT nextval('s') /*! + 1"},
-		{Postgres, "SELECT nextval('s'), '\x00'"},
-		{MySQL, "SELECT x.\x00nextval(s)"},
+		{Postgres, "SELECT nextval('s'), 'oops", true},
+		{Postgres, "SELECT nextval('s') /* oops", true},
+		{Postgres, "SELECT nextval('s') /* /* */", true},
+		{Postgres, "SELECT nextval('s'), $a$ oops $b$", true},
+		{Postgres, `SELECT nextval('s'), "oops`, true},
+		{Postgres, "SELECT (NEXT VALUE FOR\"0\" ", true},
+		{Postgres, "SELECT nextval('s'); SELECT (1", true},
+		{Postgres, "SELECT nextval('s'))", true},
+		{Postgres, "CREATE SEQUENCE s (", true},
+		{MySQL, `SELECT nextval('s'), 'oops\'`, false},
+		{SQLite, "SELECT nextval('s'), [oops", false},
+		{MySQL, "SELECT nextval('s') /*! + 1", false},
+		{MySQL, "SELECT (NEXT VALUE FOR\"0\" ", false},
+		{SQLite, "SELECT nextval('s'); SELECT (1", false},
+		{Postgres, "SELECT nextval('s'), '\x00'", true},
+		{MySQL, "SELECT x.\x00nextval(s)", true},
 	} {
-		if p := Build(tc.d, tc.sql); !p.PassThrough() {
+		p := Build(tc.d, tc.sql)
+		switch {
+		case tc.pass && !p.PassThrough():
 			t.Errorf("%s %q: not passed through", tc.d, tc.sql)
+		case !tc.pass && (p.Err == nil || p.Err.(*sequence.Error).Code != sequence.CodeSyntaxError):
+			t.Errorf("%s %q: %v, want a 42601 error", tc.d, tc.sql, p.Err)
 		}
 	}
 }

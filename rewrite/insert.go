@@ -89,7 +89,7 @@ func InjectDefaults(d Dialect, sql string, lookup TableLookup) (string, bool, er
 		return sql, false, nil
 	}
 	l := lex(d, sql)
-	if l.open {
+	if l.unreadable() {
 		return sql, false, nil
 	}
 	var edits []insertEdit

@@ -29,16 +29,19 @@ type token struct {
 
 // lexer splits SQL text into tokens by the rules of one dialect. It never
 // fails: an unterminated literal, identifier or comment runs to the end of
-// the text and sets open, and the planner then leaves the text alone (the
-// database reports the error).
+// the text and sets open, a ')' without its '(' or a '(' without its ')'
+// sets unbalanced, and the planner then treats the text as one it cannot
+// read ([lexer.unreadable]).
 type lexer struct {
-	d      Dialect
-	s      string
-	toks   []token
-	open   bool  // unterminated literal, quoted identifier or comment
-	exec   bool  // inside MySQL's /*! … */
-	marks  []int // offsets of the /*! and */ markers around MySQL's executed comments
-	params int   // highest parameter number seen
+	d          Dialect
+	s          string
+	toks       []token
+	open       bool  // unterminated literal, quoted identifier or comment
+	unbalanced bool  // parentheses that do not pair up
+	depth      int   // '(' not yet closed
+	exec       bool  // inside MySQL's /*! … */
+	marks      []int // offsets of the /*! and */ markers around MySQL's executed comments
+	params     int   // highest parameter number seen
 }
 
 func lex(d Dialect, s string) *lexer {
@@ -129,6 +132,14 @@ func (l *lexer) run() {
 		case isIdentStart(c):
 			i = l.word(i)
 		default:
+			switch c {
+			case '(':
+				l.depth++
+			case ')':
+				if l.depth--; l.depth < 0 {
+					l.unbalanced = true
+				}
+			}
 			l.add(tPunct, i, i+1)
 			i++
 		}
@@ -136,7 +147,16 @@ func (l *lexer) run() {
 	if l.exec {
 		l.open = true
 	}
+	if l.depth != 0 {
+		l.unbalanced = true
+	}
 }
+
+// unreadable reports whether the text is malformed in a way the database
+// refuses as a syntax error: an unterminated literal, quoted identifier or
+// comment, or parentheses that do not pair up. The statement analysis
+// relies on balanced parentheses, and never sees such a text.
+func (l *lexer) unreadable() bool { return l.open || l.unbalanced }
 
 func (l *lexer) lineComment(i int) int {
 	end := strings.IndexByte(l.s[i:], '\n')

@@ -21,7 +21,7 @@ func SchemaDrops(d Dialect, sql string) (drops []SchemaDrop, statements int) {
 		return nil, 0
 	}
 	l := lex(Postgres, sql)
-	if l.open {
+	if l.unreadable() {
 		return nil, 0 // the database refuses the text
 	}
 	spans := split(l)

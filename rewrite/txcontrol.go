@@ -33,7 +33,7 @@ func TxControls(d Dialect, sql string) []TxControl {
 		return nil
 	}
 	l := lex(d, sql)
-	if l.open {
+	if l.unreadable() {
 		return nil
 	}
 	spans := split(l)
