@@ -4,15 +4,20 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/seqshim/seqshim/internal/engine"
-	"github.com/seqshim/seqshim/rewrite"
 )
 
 // conn wraps one inner connection: one physical database session, whose
-// sequence state (currval, lastval, plans seen) is its engine session.
+// sequence state (currval, lastval, plans seen, DDL held for its
+// transaction) is its engine session. Every statement, whichever way it
+// comes (Exec, Query, a prepared statement, a transaction), goes through
+// the session's one lifecycle: engine.Session.Run says what to send, and
+// engine.Session.Finish hears what the database answered. The methods here
+// only convert between database/sql's types and the engine's.
 type conn struct {
 	c      *Connector
 	inner  driver.Conn
@@ -22,8 +27,6 @@ type conn struct {
 	innerIfaces // the inner connection's optional interfaces
 
 	ownConnector bool // opened by Driver.Open: Close closes the Connector too
-
-	tracksPath bool // the session resolves names through the search_path
 }
 
 // Compile-time checks: every optional interface pgx's connection implements,
@@ -41,23 +44,27 @@ var (
 	_ interface{ Unwrap() driver.Conn } = (*conn)(nil)
 )
 
-func newConn(c *Connector, eng *engine.Engine, inner driver.Conn) *conn {
-	cn := &conn{c: c, inner: inner}
-	cn.innerIfaces = lookupIfaces(inner)
-	// With pgx inside, the engine sees the session's transaction status.
-	var db engine.Conn
-	if pc, ok := inner.(interface{ Conn() *pgx.Conn }); ok && eng.Dialect() == rewrite.Postgres {
-		db = engine.PgConn(pc.Conn().PgConn())
+func newConn(ctx context.Context, c *Connector, eng *engine.Engine, inner driver.Conn) (*conn, error) {
+	cn := &conn{c: c, inner: inner, innerIfaces: lookupIfaces(inner)}
+	sess, err := engine.NewSession[namedArgs](ctx, eng, innerDB(inner))
+	if err != nil {
+		return nil, fmt.Errorf("%w (inner connection %T)", err, inner)
 	}
-	cn.sess = engine.NewSession[namedArgs](eng, db)
-	if eng.Dialect() == rewrite.Postgres {
-		// Unqualified names resolve through the search_path, which the
-		// session reads with queries of its own on this connection.
-		_, isPgx := inner.(interface{ Conn() *pgx.Conn })
-		cn.sess.SetCatalog(innerCatalog{c: cn, pgx: isPgx})
-		cn.tracksPath = true
+	cn.sess = sess
+	return cn, nil
+}
+
+// innerDB is the engine's way to the inner connection's database session:
+// pgx's, or the inner connection itself when it is one (tests' fakes); nil
+// when it has none, which the postgres dialect refuses at connect.
+func innerDB(inner driver.Conn) engine.DB {
+	switch x := inner.(type) {
+	case interface{ Conn() *pgx.Conn }:
+		return engine.PgConn(x.Conn().PgConn())
+	case engine.DB:
+		return x
 	}
-	return cn
+	return nil
 }
 
 // Unwrap returns the inner connection; with pgx, a *stdlib.Conn whose Conn
@@ -70,27 +77,19 @@ func (c *conn) Prepare(query string) (driver.Stmt, error) {
 	return c.PrepareContext(context.Background(), query)
 }
 
-// PrepareContext prepares a statement. A statement with nothing to rewrite
-// is the inner driver's statement, returned as it is.
+// PrepareContext prepares a statement: the engine plans it now, and a text
+// that may go to the database as it is is prepared by the inner driver too.
+// Each execution runs the statement's lifecycle anew.
 func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	p, err := c.sess.Plan(ctx, query)
+	var inner driver.Stmt
+	st, err := c.sess.Prepare(ctx, query, func(ctx context.Context) (err error) {
+		inner, err = c.prepareInner(ctx, query)
+		return err
+	})
 	if err != nil {
 		return nil, engineErr(err)
 	}
-	if c.sess.DropsSchema(query) {
-		return nil, errPrepareSchemaDrop
-	}
-	if p == nil {
-		st, err := c.prepareInner(ctx, query)
-		if err == nil && c.sess.Engine().Discards(query) {
-			st = &discardStmt{Stmt: st, c: c}
-		}
-		if err == nil && c.sess.AffectsPath(query) {
-			st = &pathStmt{Stmt: st, c: c, query: query}
-		}
-		return st, err
-	}
-	return &stmt{c: c, p: p}, nil
+	return &stmt{c: c, query: query, inner: inner, numInput: st.NumParams()}, nil
 }
 
 // Close closes the inner connection.
@@ -130,61 +129,21 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	return &tx{c: c, inner: inner}, nil
 }
 
-// ExecContext executes query. Without a sequence call it goes to the inner
-// connection as it is; otherwise the plan is applied.
+// ExecContext runs query's lifecycle, sending what the engine says to the
+// inner connection.
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	p, err := c.sess.Plan(ctx, query)
-	if err != nil {
-		return nil, engineErr(err)
+	if c.execer == nil {
+		return nil, driver.ErrSkip // database/sql prepares instead
 	}
-	if p == nil {
-		if c.sess.Holding() {
-			return c.execHeld(ctx, query, args)
-		}
-		if c.execer == nil {
-			return nil, driver.ErrSkip // database/sql prepares instead
-		}
-		res, err := c.execer.ExecContext(ctx, query, args)
-		if err != nil {
-			return nil, c.sess.DatabaseError(ctx, err)
-		}
-		c.sess.AfterPassThrough(query)
-		if err := c.sess.AfterDatabase(ctx, query); err != nil {
-			return nil, err
-		}
-		return res, nil
-	}
-	return c.execPlan(ctx, p, args)
+	return c.exec(ctx, query, args, nil)
 }
 
-// QueryContext runs query. Without a sequence call it goes to the inner
-// connection, whose rows are returned as they are; a statement made only of
-// sequence calls is answered here without a round trip.
+// QueryContext runs query's lifecycle: rows of a statement made only of
+// sequence calls are answered here, without a round trip; others are the
+// inner connection's, as they are.
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	p, err := c.sess.Plan(ctx, query)
-	if err != nil {
-		return nil, engineErr(err)
+	if c.queryer == nil {
+		return nil, driver.ErrSkip // database/sql prepares instead
 	}
-	if p == nil {
-		if c.sess.Holding() {
-			return c.queryHeld(ctx, query, args)
-		}
-		if c.queryer == nil {
-			return nil, driver.ErrSkip // database/sql prepares instead
-		}
-		if c.sess.DropsSchema(query) {
-			// Run to completion before the store's drops.
-			if _, err := c.ExecContext(ctx, query, args); err != nil {
-				return nil, err
-			}
-			return &localRows{}, nil
-		}
-		rows, err := c.queryer.QueryContext(ctx, query, args)
-		if err != nil {
-			return nil, c.sess.DatabaseError(ctx, err)
-		}
-		c.sess.AfterPassThrough(query)
-		return rows, nil
-	}
-	return c.queryPlan(ctx, p, args)
+	return c.query(ctx, query, args, nil)
 }

@@ -126,11 +126,18 @@ func TestForwarding(t *testing.T) {
 		}, func(k fakedriver.Calls) int { return k.Query }},
 		{"ConnPrepareContext", func() error {
 			st, err := c.PrepareContext(ctx, "SELECT $1")
-			if err == nil && st != driver.Stmt(inner.LastStmt) {
-				return errors.New("statement is not the inner one")
+			if err == nil && st.(*stmt).inner != driver.Stmt(inner.LastStmt) {
+				return errors.New("the statement does not run the inner one")
 			}
 			return err
 		}, func(k fakedriver.Calls) int { return k.Prepare }},
+		{"StmtExecContext", func() error {
+			st, err := c.PrepareContext(ctx, "SELECT $1")
+			if err == nil {
+				_, err = st.(driver.StmtExecContext).ExecContext(ctx, named(int64(1)))
+			}
+			return err
+		}, func(k fakedriver.Calls) int { return k.StmtExec }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,10 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/seqshim/seqshim/internal/engine"
-	"github.com/seqshim/seqshim/internal/storeurl"
-	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/seqcache"
-	"github.com/seqshim/seqshim/sequence"
 )
 
 // DriverName is the name the package registers with database/sql.
@@ -32,8 +29,7 @@ var defaultDriver = &Driver{}
 // ErrNoStore is returned by the first connection attempt of a Connector that
 // has no store: neither seqshim.store in the DSN, nor SEQSHIM_STORE, nor
 // Options.Store / Options.StoreURL. There is deliberately no default store.
-var ErrNoStore = errors.New("seqshim: no sequence store configured: set seqshim.store in the DSN, " +
-	"SEQSHIM_STORE in the environment, or Options.Store (e.g. seqshim.store=dynamodb%3A%2F%2Fseqs%3Fregion%3Deu-west-1)")
+var ErrNoStore = engine.ErrNoStore
 
 // Driver is the seqshim database/sql driver, registered as "seqshim".
 type Driver struct {
@@ -66,12 +62,7 @@ func (d *Driver) Open(dsn string) (driver.Conn, error) {
 		c.(*Connector).Close()
 		return nil, err
 	}
-	switch cn := dc.(type) {
-	case *conn:
-		cn.ownConnector = true
-	case *shadowConn:
-		cn.ownConnector = true
-	}
+	dc.(*conn).ownConnector = true
 	return dc, nil
 }
 
@@ -138,17 +129,14 @@ func (c dsnConnector) Driver() driver.Driver                        { return c.d
 // Connector opens seqshim connections around an inner driver.Connector. It
 // implements io.Closer: sql.DB.Close closes it, which stops the cache's
 // refills and hands unused values back to the store once no other Connector
-// shares them.
+// (nor any other front end of the process) shares them.
 type Connector struct {
-	drv     *Driver
-	inner   driver.Connector
-	opts    Options
-	dialect rewrite.Dialect
-	planner *rewrite.Planner
+	drv   *Driver
+	inner driver.Connector
+	opts  Options
 
-	mu     sync.Mutex     // protects seq, eng and closed
-	seq    *sharedSeq     // nil until the first Connect
-	eng    *engine.Engine // on seq; nil until the first Connect
+	mu     sync.Mutex     // protects eng and closed
+	eng    *engine.Engine // nil until the first Connect
 	closed bool
 }
 
@@ -181,15 +169,6 @@ func NewConnector(inner driver.Connector, optFns ...func(*Options)) (*Connector,
 func newConnector(inner driver.Connector, o Options) *Connector {
 	c := &Connector{inner: inner, opts: o}
 	c.drv = &Driver{connector: c}
-	switch o.Dialect {
-	case DialectMySQL:
-		c.dialect = rewrite.MySQL
-	case DialectSQLite:
-		c.dialect = rewrite.SQLite
-	default:
-		c.dialect = rewrite.Postgres
-	}
-	c.planner = rewrite.NewPlanner(c.dialect, o.PlanCache)
 	return c
 }
 
@@ -201,20 +180,10 @@ func (c *Connector) Driver() driver.Driver { return c.drv }
 
 // Connect opens an inner connection and wraps it. The first call also opens
 // the store (or finds the one this process already has open for the same
-// URL); without a store it fails with [ErrNoStore].
+// URL, whichever front end opened it); without a store it fails with
+// [ErrNoStore].
 func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
-	if c.opts.Mode == ModeShadow {
-		sh, err := c.acquireShadow(ctx)
-		if err != nil {
-			return nil, err
-		}
-		ic, err := c.inner.Connect(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return newShadowConn(c, sh, ic), nil
-	}
-	eng, err := c.acquire(ctx)
+	eng, err := c.engine(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -222,13 +191,10 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	cn := newConn(c, eng, ic)
-	if cn.tracksPath {
-		// One query now, so that no sequence call pays for it.
-		if err := cn.sess.LearnPath(ctx); err != nil {
-			ic.Close()
-			return nil, err
-		}
+	cn, err := newConn(ctx, c, eng, ic)
+	if err != nil {
+		ic.Close()
+		return nil, err
 	}
 	return cn, nil
 }
@@ -238,61 +204,35 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 func (c *Connector) Cache() *seqcache.Cache {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.seq == nil {
+	if c.eng == nil {
 		return nil
 	}
-	return c.seq.cache
+	return c.eng.Cache()
 }
 
-// acquire returns the Connector's engine, opening or sharing its store and
+// engine returns the Connector's engine, opening or sharing its store and
 // cache on the first call.
-func (c *Connector) acquire(ctx context.Context) (*engine.Engine, error) {
+func (c *Connector) engine(ctx context.Context) (*engine.Engine, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return nil, errors.New("seqshim: connector closed")
 	}
-	if c.eng != nil {
-		return c.eng, nil
+	if c.eng == nil {
+		eng, err := engine.Open(ctx, c.opts.config())
+		if err != nil {
+			return nil, err // not remembered: the next connection tries again
+		}
+		c.eng = eng
 	}
-	seq, err := acquireShared(ctx, c.opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := warmUp(ctx, seq.cache, c.opts); err != nil {
-		// Not remembered: the next connection tries again.
-		return nil, errors.Join(err, seq.release())
-	}
-	c.seq = seq
-	c.eng = engine.New(engine.Options{Store: seq.store, Cache: seq.cache, Planner: c.planner,
-		DDLToDatabase: c.opts.DDL == DDLBoth, StoreName: storeurl.Redact(c.opts.StoreURL)})
 	return c.eng, nil
 }
 
-// acquireShadow is acquire for shadow mode: the Connector's shadow, opening
-// or sharing its store on the first call.
-func (c *Connector) acquireShadow(ctx context.Context) (*Shadow, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, errors.New("seqshim: connector closed")
-	}
-	if c.seq != nil {
-		return c.seq.shadow, nil
-	}
-	seq, err := acquireShadow(ctx, c.opts)
-	if err != nil {
-		return nil, err
-	}
-	c.seq = seq
-	return seq.shadow, nil
-}
-
 // Close releases the Connector's share of its store and cache; the last
-// Connector of a store closes the cache (stopping refills and releasing
-// unused values) and a store it opened by URL. It also closes the inner
-// connector if that is an io.Closer, as sql.DB.Close would have without
-// seqshim. Safe to call more than once.
+// user of a store in the process closes the cache (stopping refills and
+// releasing unused values) and a store it opened by URL. It also closes the
+// inner connector if that is an io.Closer, as sql.DB.Close would have
+// without seqshim. Safe to call more than once.
 func (c *Connector) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -301,151 +241,12 @@ func (c *Connector) Close() error {
 	}
 	c.closed = true
 	var err error
-	if c.seq != nil {
-		err = c.seq.release()
-		c.seq, c.eng = nil, nil
+	if c.eng != nil {
+		err = c.eng.Close()
+		c.eng = nil
 	}
 	if ic, ok := c.inner.(io.Closer); ok {
 		err = errors.Join(err, ic.Close())
-	}
-	return err
-}
-
-// sharedSeq is a store and its cache, shared by every Connector of the process
-// with the same store URL (or the same Options.Store), so values stay
-// increasing across connections and sql.DBs of one process.
-type sharedSeq struct {
-	key   any
-	store sequence.Store
-	cache *seqcache.Cache
-	refs  int  // guarded by registry.mu
-	owned bool // opened from a URL: closed with the last reference
-
-	shadow *Shadow // shadow mode's drawer, whose cache is cache; nil in serve mode
-}
-
-var registry struct {
-	mu sync.Mutex
-	m  map[any]*sharedSeq
-}
-
-// acquireShared returns the serve-mode sharedSeq of o's store: its
-// configuration checked, its cache made from o.
-func acquireShared(ctx context.Context, o Options) (*sharedSeq, error) {
-	return acquire(ctx, o, func(k any) any { return k }, func(s *sharedSeq) error {
-		if err := checkStore(ctx, s.store, o); err != nil {
-			return err
-		}
-		s.cache = seqcache.New(s.store, func(co *seqcache.Options) {
-			co.Buffer = o.Buffer
-			co.MinThreshold = o.MinThreshold
-			co.MinBlock = o.MinBlock
-			co.MaxBlock = o.MaxBlock
-			co.MaxWait = o.MaxWait
-			co.RefillTimeout = o.RefillTimeout
-			co.Revalidate = o.Revalidate
-			co.NoRecovery = o.Recovery == RecoveryOff
-			co.MeterProvider = o.MeterProvider
-			co.Logger = o.Logger
-			if o.StoreURL != "" {
-				co.StoreName = storeurl.Redact(o.StoreURL)
-			}
-		})
-		return nil
-	})
-}
-
-// acquire returns the sharedSeq of o's store — its URL, or Options.Store
-// when comparable — in the registry under keyOf of it, with one more
-// reference; or a new one: the store opened from its URL, then build
-// (which makes the cache), registered unless the store cannot be a key.
-// Serve and shadow mode share it, under keys of their own.
-func acquire(ctx context.Context, o Options, keyOf func(any) any, build func(*sharedSeq) error) (*sharedSeq, error) {
-	var key any
-	switch {
-	case o.StoreURL != "":
-		key = keyOf(o.StoreURL)
-	case o.Store != nil:
-		if reflect.TypeOf(o.Store).Comparable() {
-			key = keyOf(o.Store)
-		}
-	default:
-		return nil, ErrNoStore
-	}
-	registry.mu.Lock()
-	defer registry.mu.Unlock()
-	if key != nil {
-		if s := registry.m[key]; s != nil {
-			s.refs++
-			return s, nil
-		}
-	}
-	s := &sharedSeq{key: key, store: o.Store, refs: 1}
-	if o.StoreURL != "" {
-		st, err := openStore(ctx, o.StoreURL)
-		if err != nil {
-			return nil, fmt.Errorf("seqshim: open store %s: %w", storeurl.Redact(o.StoreURL), err)
-		}
-		s.store, s.owned = st, true
-	}
-	if err := build(s); err != nil {
-		if c, ok := s.store.(io.Closer); ok && s.owned {
-			c.Close()
-		}
-		return nil, err
-	}
-	if key != nil {
-		if registry.m == nil {
-			registry.m = make(map[any]*sharedSeq)
-		}
-		registry.m[key] = s
-	}
-	return s, nil
-}
-
-// maxCheck bounds the configuration check of a store at the first
-// connection: a store that is slow or unreachable must not hold the
-// application's start-up for long (statements without sequence calls do not
-// need it), while one that answers "no such table" or "no credentials"
-// does so at once.
-const maxCheck = 2 * time.Second
-
-// checkStore fails the first connection of a store whose configuration is
-// wrong (a missing table, a file that cannot be created, no credentials),
-// with the store's message naming the store and the fix. A store that is
-// merely unreachable passes: sequence calls report it, with the store and
-// the operation, when they need it. The check is not remembered as a
-// failure: once the operator fixed the store (seqctl init), the next
-// connection succeeds.
-func checkStore(ctx context.Context, st sequence.Store, o Options) error {
-	ctx, cancel := context.WithTimeout(ctx, min(maxCheck, max(o.RefillTimeout, time.Second)))
-	defer cancel()
-	if err := sequence.Check(ctx, st); errors.Is(err, sequence.ErrMisconfigured) {
-		if o.StoreURL != "" {
-			return fmt.Errorf("seqshim: store %s: %w", storeurl.Redact(o.StoreURL), err)
-		}
-		return fmt.Errorf("seqshim: store: %w", err)
-	}
-	return nil
-}
-
-func (s *sharedSeq) release() error {
-	registry.mu.Lock()
-	s.refs--
-	last := s.refs == 0
-	if last && s.key != nil && registry.m[s.key] == s {
-		delete(registry.m, s.key)
-	}
-	registry.mu.Unlock()
-	if !last {
-		return nil
-	}
-	if s.shadow != nil {
-		s.shadow.stop()
-	}
-	err := s.cache.Close()
-	if c, ok := s.store.(io.Closer); ok && s.owned {
-		err = errors.Join(err, c.Close())
 	}
 	return err
 }

@@ -42,93 +42,107 @@ func (a namedArgs) Arg(i int) (any, error) {
 	return v, nil
 }
 
-// execPlan applies a plan with sequence work, for ExecContext.
-func (c *conn) execPlan(ctx context.Context, p *engine.Prepared, args []driver.NamedValue) (driver.Result, error) {
-	nopt := numOptions(args)
-	ev, err := c.sess.Evaluate(ctx, p, namedArgs(args[nopt:]))
+// exec runs one execution of query with args: the engine's answer, or what
+// it says to send, on prepared (the inner driver's statement of query) when
+// the text goes as it is and there is one.
+func (c *conn) exec(ctx context.Context, query string, args []driver.NamedValue, prepared driver.Stmt) (driver.Result, error) {
+	step, err := c.sess.Run(ctx, query, namedArgs(args[numOptions(args):]))
 	if err != nil {
 		return nil, engineErr(err)
 	}
-	if !ev.Send {
-		return driver.RowsAffected(ev.RowsAffected), nil
+	if step.SQL == "" {
+		return driver.RowsAffected(step.RowsAffected), nil
 	}
-	sql, dbArgs, err := c.render(p, args, nopt, ev.Values, c.argBuf)
-	if err != nil {
-		return nil, err
+	var res driver.Result
+	switch {
+	case step.AsIs && prepared != nil:
+		res, err = stmtExec(ctx, prepared, args)
+	case step.AsIs:
+		res, err = c.innerExec(ctx, query, args)
+	default:
+		var dbArgs []driver.NamedValue
+		if dbArgs, err = c.bind(&step, args, c.argBuf); err == nil {
+			res, err = c.innerExec(ctx, step.SQL, dbArgs)
+			// The inner driver is done with the arguments when Exec
+			// returns: keep the slice for the next statement, without the
+			// caller's values.
+			if len(dbArgs) > len(args) {
+				clear(dbArgs)
+				c.argBuf = dbArgs[:0]
+			}
+		}
 	}
-	res, err := c.innerExec(ctx, sql, dbArgs)
-	if err == nil {
-		err = engineErr(c.sess.AfterStatements(ctx, p))
+	if err := c.sess.Finish(ctx, &step, err); err != nil {
+		return nil, engineErr(err)
 	}
-	// The inner driver is done with the arguments when Exec returns: keep
-	// the slice for the next statement, without the caller's values.
-	if len(dbArgs) > len(args) {
-		clear(dbArgs)
-		c.argBuf = dbArgs[:0]
-	}
-	return res, err
+	return res, nil
 }
 
-// queryPlan applies a plan with sequence work, for QueryContext. The rows
-// are those of the first statement, as with pgx.
-func (c *conn) queryPlan(ctx context.Context, p *engine.Prepared, args []driver.NamedValue) (driver.Rows, error) {
-	nopt := numOptions(args)
-	ev, err := c.sess.Evaluate(ctx, p, namedArgs(args[nopt:]))
+// query is exec for QueryContext. When the engine answered the first
+// statement of a string, the rest still runs, and the rows are the
+// engine's, as pgx returns the first result of a string.
+func (c *conn) query(ctx context.Context, query string, args []driver.NamedValue, prepared driver.Stmt) (driver.Rows, error) {
+	step, err := c.sess.Run(ctx, query, namedArgs(args[numOptions(args):]))
 	if err != nil {
 		return nil, engineErr(err)
 	}
-	if !ev.Send {
-		if ev.First != nil {
-			return (*localRows)(ev.First), nil
+	if step.SQL == "" {
+		if step.Rows != nil {
+			return (*localRows)(step.Rows), nil
 		}
 		return &localRows{}, nil
 	}
-	// A fresh slice of arguments: rows may still read them after Query
-	// returns.
-	sql, dbArgs, err := c.render(p, args, nopt, ev.Values, nil)
-	if err != nil {
-		return nil, err
-	}
-	if ev.First != nil {
-		// The first result is answered here; the rest still has to run.
-		if _, err := c.innerExec(ctx, sql, dbArgs); err != nil {
-			return nil, err
+	var rows driver.Rows
+	switch {
+	case step.AsIs && prepared != nil:
+		rows, err = stmtQuery(ctx, prepared, args)
+	case step.AsIs:
+		rows, err = c.innerQuery(ctx, query, args)
+	default:
+		// A fresh slice of arguments: rows may still read them after
+		// Query returns.
+		var dbArgs []driver.NamedValue
+		if dbArgs, err = c.bind(&step, args, nil); err != nil {
+			break
 		}
-		if err := c.sess.AfterStatements(ctx, p); err != nil {
-			return nil, engineErr(err)
+		if step.Rows != nil {
+			_, err = c.innerExec(ctx, step.SQL, dbArgs)
+		} else {
+			rows, err = c.innerQuery(ctx, step.SQL, dbArgs)
 		}
-		return (*localRows)(ev.First), nil
 	}
-	rows, err := c.innerQuery(ctx, sql, dbArgs)
-	if err == nil {
-		if err := c.sess.AfterStatements(ctx, p); err != nil {
+	if err := c.sess.Finish(ctx, &step, err); err != nil {
+		if rows != nil {
 			rows.Close()
-			return nil, engineErr(err)
 		}
+		return nil, engineErr(err)
 	}
-	return rows, err
+	if step.Rows != nil {
+		return (*localRows)(step.Rows), nil
+	}
+	return rows, nil
 }
 
-// render returns the SQL of the statements that go to the database, and its
-// arguments: the caller's, plus the call values when they are bound as
-// parameters rather than inlined, in buf when it has room.
-func (c *conn) render(p *engine.Prepared, args []driver.NamedValue, nopt int, values []int64, buf []driver.NamedValue) (string, []driver.NamedValue, error) {
-	sql, bound := c.sess.SQL(p, values)
-	if !bound {
-		return sql, args, nil
+// bind returns the arguments of a rewritten statement: the caller's, plus
+// the call values when they are bound as parameters rather than inlined,
+// in buf when it has room.
+func (c *conn) bind(step *engine.Step, args []driver.NamedValue, buf []driver.NamedValue) ([]driver.NamedValue, error) {
+	if !step.Bound {
+		return args, nil
 	}
-	if got := len(args) - nopt; got != p.NumParams() {
-		return "", nil, fmt.Errorf("seqshim: the statement has %d parameters but %d arguments were given", p.NumParams(), got)
+	nopt := numOptions(args)
+	if got := len(args) - nopt; got != step.NumParams() {
+		return nil, fmt.Errorf("seqshim: the statement has %d parameters but %d arguments were given", step.NumParams(), got)
 	}
-	n := len(args) + len(values)
+	n := len(args) + len(step.Values)
 	if cap(buf) < n {
 		buf = make([]driver.NamedValue, n)
 	}
 	dbArgs := buf[:n]
 	copy(dbArgs, args)
-	for i, v := range values {
+	for i, v := range step.Values {
 		// Call i of the plan is parameter NumParams+1+i (rewrite.Plan.AppendSQL).
-		dbArgs[len(args)+i] = driver.NamedValue{Ordinal: p.NumParams() + 1 + i, Value: v}
+		dbArgs[len(args)+i] = driver.NamedValue{Ordinal: step.NumParams() + 1 + i, Value: v}
 	}
-	return sql, dbArgs, nil
+	return dbArgs, nil
 }

@@ -11,7 +11,10 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/seqshim/seqshim/internal/engine"
 	"github.com/seqshim/seqshim/internal/storeurl"
+	"github.com/seqshim/seqshim/rewrite"
+	"github.com/seqshim/seqshim/seqcache"
 	"github.com/seqshim/seqshim/sequence"
 )
 
@@ -361,4 +364,75 @@ func setRecovery(dst *string, v string) error {
 		return nil
 	}
 	return fmt.Errorf("want on or off, got %q", v)
+}
+
+// setWarm parses seqshim.warm: sequence names separated by commas (a comma
+// inside a "quoted name" is part of it).
+func setWarm(p *[]string, v string) error {
+	var names []string
+	start, quoted := 0, false
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) && v[i] == '"' {
+			quoted = !quoted
+		}
+		if i == len(v) || (v[i] == ',' && !quoted) {
+			if n := strings.TrimSpace(v[start:i]); n != "" {
+				names = append(names, n)
+			}
+			start = i + 1
+		}
+	}
+	if _, err := warmNames(names); err != nil {
+		return err
+	}
+	*p = names
+	return nil
+}
+
+// warmNames returns the canonical names of the sequences to warm.
+func warmNames(written []string) ([]string, error) {
+	names := make([]string, 0, len(written))
+	for _, w := range written {
+		n, err := sequence.ParseName(w)
+		if err != nil {
+			return nil, fmt.Errorf("sequence name %q: %w", w, err)
+		}
+		names = append(names, n)
+	}
+	return names, nil
+}
+
+// config is what the options give the core: resolved options (see
+// [Options.resolve]) as the engine takes them, the cache's tuning copied
+// into its options.
+func (o *Options) config() engine.Config {
+	dialect := rewrite.Postgres
+	switch o.Dialect {
+	case DialectMySQL:
+		dialect = rewrite.MySQL
+	case DialectSQLite:
+		dialect = rewrite.SQLite
+	}
+	warm, _ := warmNames(o.Warm) // checked by resolve
+	return engine.Config{
+		StoreURL:      o.StoreURL,
+		Store:         o.Store,
+		Dialect:       dialect,
+		PlanCache:     o.PlanCache,
+		DDLToDatabase: o.DDL == DDLBoth,
+		Shadow:        o.Mode == ModeShadow,
+		Warm:          warm,
+		Cache: seqcache.Options{
+			Buffer:        o.Buffer,
+			MinThreshold:  o.MinThreshold,
+			MinBlock:      o.MinBlock,
+			MaxBlock:      o.MaxBlock,
+			MaxWait:       o.MaxWait,
+			RefillTimeout: o.RefillTimeout,
+			Revalidate:    o.Revalidate,
+			NoRecovery:    o.Recovery == RecoveryOff,
+			MeterProvider: o.MeterProvider,
+			Logger:        o.Logger,
+		},
+	}
 }

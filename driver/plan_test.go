@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,18 +187,33 @@ func TestDriverOpen(t *testing.T) {
 	}
 }
 
-// TestNoErrSkipForRewrites: an inner driver without ExecerContext gets
-// ErrSkip only for pass-through statements; rewritten ones are prepared by
-// seqshim itself.
-func TestNoErrSkipForRewrites(t *testing.T) {
+// TestErrSkipDrawsNothing: with an inner driver without ExecerContext, the
+// connection answers driver.ErrSkip before any sequence work, so that
+// database/sql prepares the statement instead; the prepared statement then
+// draws the value, once, and runs on the inner driver's prepared statement.
+func TestErrSkipDrawsNothing(t *testing.T) {
 	fs := newFakeSetup(t)
 	c, _ := fs.connect(t)
+	ctx := context.Background()
 	c.execer, c.queryer = nil, nil // as if the inner driver lacked them
-	if _, err := c.ExecContext(context.Background(), "UPDATE t SET a = 1", nil); err != driver.ErrSkip {
-		t.Errorf("pass-through without ExecerContext: %v, want driver.ErrSkip", err)
+	for _, q := range []string{"UPDATE t SET a = 1", "INSERT INTO t VALUES (nextval('s'))"} {
+		if _, err := c.ExecContext(ctx, q, nil); err != driver.ErrSkip {
+			t.Errorf("%s without ExecerContext: %v, want driver.ErrSkip", q, err)
+		}
 	}
-	if _, err := c.ExecContext(context.Background(), "INSERT INTO t VALUES (nextval('s'))", nil); err != nil {
-		t.Fatalf("rewrite without ExecerContext: %v", err)
+	if v, err := fs.store.Describe(ctx, "s"); err != nil || v.Position.Called {
+		t.Fatalf("a value was drawn before ErrSkip: %+v, %v", v.Position, err)
+	}
+	st, err := c.PrepareContext(ctx, "INSERT INTO t VALUES (nextval('s'))")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.(driver.StmtExecContext).ExecContext(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Prepared, then executed.
+	if q := statementsSent(fs); !slices.Equal(q, []string{"INSERT INTO t VALUES ((1::int8))", "INSERT INTO t VALUES ((1::int8))"}) {
+		t.Errorf("sent %q", q)
 	}
 	if k := fs.fake.Rec.Calls(); k.Prepare != 1 || k.StmtExec != 1 {
 		t.Errorf("inner calls %+v, want one prepare and one statement exec", k)

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 
+	"github.com/seqshim/seqshim/internal/engine"
 	"github.com/seqshim/seqshim/seqcache"
 )
 
@@ -31,13 +32,11 @@ func (c *Connector) Stats() []seqcache.Stats {
 // sql.Open("seqshim", dsn) whose driver is wrapped (otelsql.Open, sqlmw), or
 // when the pool may be exhausted.
 func StatsFor(storeURL string) (stats []seqcache.Stats, ok bool) {
-	registry.mu.Lock()
-	s := registry.m[storeURL]
-	registry.mu.Unlock()
-	if s == nil {
+	cache := engine.CacheFor(storeURL)
+	if cache == nil {
 		return nil, false
 	}
-	return s.cache.AllStats(), true
+	return cache.AllStats(), true
 }
 
 // Stats returns the counters of every sequence db has used, in this

@@ -4,18 +4,18 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
-
-	"github.com/seqshim/seqshim/internal/engine"
 )
 
-// stmt is a prepared statement with sequence work to do. Every execution
-// applies the plan anew, so it draws fresh values; the SQL sent to the
-// database is rendered then (with bind arguments, as a stable text that the
-// inner driver's statement cache keeps prepared). Prepared statements with
-// nothing to rewrite are the inner driver's own.
+// stmt is a prepared statement. Every execution runs the statement's
+// lifecycle anew (it draws fresh values, sees the transaction's held DDL,
+// a COMMIT among them); when the engine says the text goes as it is, the
+// inner driver's own prepared statement of it runs, if it has one (a text
+// with sequence work has none: what is sent depends on the execution).
 type stmt struct {
-	c *conn
-	p *engine.Prepared
+	c        *conn
+	query    string
+	inner    driver.Stmt // nil for a text with sequence work
+	numInput int         // without inner: the parameters of the text as written
 }
 
 var (
@@ -24,15 +24,25 @@ var (
 	_ driver.StmtQueryContext = (*stmt)(nil)
 )
 
-// Close releases nothing in the database: no inner statement is held.
+// Close closes the inner statement, if any.
 func (s *stmt) Close() error {
-	s.c = nil
-	return nil
+	c, inner := s.c, s.inner
+	s.c, s.inner = nil, nil
+	if c == nil || inner == nil {
+		return nil
+	}
+	return inner.Close()
 }
 
-// NumInput is the number of parameters of the SQL as written: parameters
-// seqshim adds for call values are hidden.
-func (s *stmt) NumInput() int { return s.p.NumParams() }
+// NumInput is the number of parameters of the SQL as written: the inner
+// statement's, or the planner's count; parameters seqshim adds for call
+// values are hidden.
+func (s *stmt) NumInput() int {
+	if s.inner != nil {
+		return s.inner.NumInput()
+	}
+	return s.numInput
+}
 
 func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {
 	return s.ExecContext(context.Background(), valuesToNamed(args))
@@ -46,54 +56,17 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 	if s.c == nil {
 		return nil, errStmtClosed
 	}
-	return s.c.execPlan(ctx, s.p, args)
+	return s.c.exec(ctx, s.query, args, s.inner)
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	if s.c == nil {
 		return nil, errStmtClosed
 	}
-	return s.c.queryPlan(ctx, s.p, args)
+	return s.c.query(ctx, s.query, args, s.inner)
 }
 
 var errStmtClosed = errors.New("seqshim: statement is closed")
-
-// discardStmt is the inner driver's prepared DISCARD SEQUENCES or DISCARD
-// ALL: each successful execution clears the session's currval and lastval,
-// as it does in the database.
-type discardStmt struct {
-	driver.Stmt
-	c *conn
-}
-
-var (
-	_ driver.StmtExecContext  = (*discardStmt)(nil)
-	_ driver.StmtQueryContext = (*discardStmt)(nil)
-)
-
-func (s *discardStmt) Exec(args []driver.Value) (driver.Result, error) {
-	return s.ExecContext(context.Background(), valuesToNamed(args))
-}
-
-func (s *discardStmt) Query(args []driver.Value) (driver.Rows, error) {
-	return s.QueryContext(context.Background(), valuesToNamed(args))
-}
-
-func (s *discardStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	res, err := stmtExec(ctx, s.Stmt, args)
-	if err == nil {
-		s.c.sess.Discard()
-	}
-	return res, err
-}
-
-func (s *discardStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	rows, err := stmtQuery(ctx, s.Stmt, args)
-	if err == nil {
-		s.c.sess.Discard()
-	}
-	return rows, err
-}
 
 func valuesToNamed(args []driver.Value) []driver.NamedValue {
 	out := make([]driver.NamedValue, len(args))

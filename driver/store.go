@@ -1,8 +1,6 @@
 package driver
 
 import (
-	"github.com/seqshim/seqshim/internal/storeurl"
-
 	// The stores the driver links, registering their store URL schemes.
 	// The SQLite store is not among them: a program links it by importing
 	// github.com/seqshim/seqshim/sqlstore/sqlite, so that importing the
@@ -12,6 +10,3 @@ import (
 	_ "github.com/seqshim/seqshim/memstore"    // memory:
 	_ "github.com/seqshim/seqshim/sqlstore"    // postgres://, postgresql://
 )
-
-// openStore opens a store URL; a variable so tests can count opens.
-var openStore = storeurl.Open

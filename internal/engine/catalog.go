@@ -26,39 +26,13 @@ import (
 // after statements that may drop an owning column. Never on the hot path:
 // a nextval of an existing sequence asks nothing.
 
-// Querier is an optional capability of a [Conn]: run one query on the
-// session and return its rows as text (NULL as ""). Without it, the session
-// makes no catalog checks.
-type Querier interface {
-	QueryText(ctx context.Context, sql string) ([][]string, error)
-}
-
-func (c pgConn) QueryText(ctx context.Context, sql string) ([][]string, error) {
-	res, err := c.pc.Exec(ctx, sql).ReadAll()
-	if err != nil {
-		return nil, err
-	}
-	if len(res) == 0 {
-		return nil, nil
-	}
-	rows := make([][]string, len(res[0].Rows))
-	for i, r := range res[0].Rows {
-		rows[i] = make([]string, len(r))
-		for j, v := range r {
-			rows[i][j] = string(v)
-		}
-	}
-	return rows, nil
-}
-
 // query runs a catalog query on the session; ok is false when the session
-// cannot (no Conn, or one without [Querier]).
+// has no catalog (a dialect other than postgres).
 func (s *Session[A]) query(ctx context.Context, sql string) (rows [][]string, ok bool, err error) {
-	q, ok := s.db.(Querier)
-	if !ok || s.db == nil {
+	if s.db == nil {
 		return nil, false, nil
 	}
-	rows, err = q.QueryText(ctx, sql)
+	rows, err = s.db.Query(ctx, sql)
 	return rows, true, err
 }
 
@@ -440,7 +414,7 @@ const codeUndefinedObject = "42704"
 // It costs a catalog query on that error path only.
 func (s *Session[A]) typeError(ctx context.Context, err error) error {
 	var se *sequence.Error
-	if s.cat == nil || !errors.As(err, &se) || se.Code != codeUndefinedObject {
+	if s.db == nil || !errors.As(err, &se) || se.Code != codeUndefinedObject {
 		return err
 	}
 	typ, ok := strings.CutPrefix(se.Message, `type "`)
@@ -456,7 +430,7 @@ func (s *Session[A]) typeError(ctx context.Context, err error) error {
 		// up, and "bigint" (quoted) names no type, where bigint would.
 		parts[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
 	}
-	row, qerr := s.cat.QueryRow(ctx, "SELECT pg_catalog.to_regtype($1) IS NOT NULL", strings.Join(parts, "."))
+	row, qerr := s.queryRow(ctx, "SELECT pg_catalog.to_regtype($1) IS NOT NULL", strings.Join(parts, "."))
 	if qerr != nil || len(row) != 1 || (row[0] != "t" && row[0] != "true") {
 		return err
 	}

@@ -211,7 +211,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 // nowhere stays as written, for holdDDL, which also knows the sequences
 // the transaction itself created, to answer.
 func (s *Session[A]) heldNames(ctx context.Context, d *rewrite.DDL) (*rewrite.DDL, error) {
-	if s.cat == nil {
+	if s.db == nil {
 		return d, nil
 	}
 	rd := *d

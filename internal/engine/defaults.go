@@ -158,7 +158,7 @@ func sameTables(a, b map[string]*rewrite.TableDefaults) bool {
 // out, is still what the session would make of its query: made outside a
 // transaction with column DDL of its own, with the column defaults and the
 // search_path as they are.
-func (s *Session[A]) sameDefaults(ctx context.Context, p *Prepared) bool {
+func (s *Session[A]) sameDefaults(ctx context.Context, p *Statement) bool {
 	if !p.memo || s.tx != nil || p.pathGen != s.path.changes {
 		return false
 	}
@@ -211,7 +211,7 @@ func (s *Session[A]) inject(ctx context.Context, query string) (text string, ver
 // README's Caveats.)
 func (s *Session[A]) tableDefaults(ctx context.Context, ts *tableSet, table string, unqualified, columns bool) (*rewrite.TableDefaults, error) {
 	t := ts.tables[table]
-	if unqualified && s.cat != nil {
+	if unqualified && s.db != nil {
 		if !s.path.known {
 			if err := s.learnPath(ctx); err != nil {
 				return nil, err
@@ -233,8 +233,8 @@ func (s *Session[A]) tableDefaults(ctx context.Context, ts *tableSet, table stri
 	ts.mu.Lock()
 	cols, ok := ts.columns[t.Table]
 	ts.mu.Unlock()
-	if !ok && s.cat != nil {
-		row, err := s.cat.QueryRow(ctx, columnsQuery, t.Table)
+	if !ok && s.db != nil {
+		row, err := s.queryRow(ctx, columnsQuery, t.Table)
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"sync"
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -11,30 +12,16 @@ import (
 	"github.com/seqshim/seqshim/sequence"
 )
 
-// Options configure an [Engine]. Store, Cache and Planner are required.
-type Options struct {
-	// Store is where sequences live: DDL and setval go to it.
-	Store sequence.Store
-	// Cache hands out values of Store's sequences; it may be shared with
-	// other engines of the same store.
-	Cache *seqcache.Cache
-	// Planner plans SQL texts; its dialect is the engine's.
-	Planner *rewrite.Planner
-	// DDLToDatabase sends sequence DDL to the database too, after the store
-	// applied it (the driver's seqshim.ddl=both).
-	DDLToDatabase bool
-	// StoreName names the store in errors that are the store's, not
-	// PostgreSQL's (for example its redacted URL); "" names none.
-	StoreName string
-}
-
-// Engine is what every session of one front end shares: the store, its
-// cache, the planner and the options. It is safe for concurrent use; its
-// [Session]s are not.
+// Engine is what every session of one front-end configuration shares: the
+// store and its cache (shared with every engine of the process on the same
+// store), the planner and the DDL mode. [Open] makes one. It is safe for
+// concurrent use; its [Session]s are not.
 type Engine struct {
-	// All written by New, read only afterwards.
+	// All written by Open, read only afterwards.
+	sh      *shared
 	store   sequence.Store
 	cache   *seqcache.Cache
+	shadow  *Shadow // shadow mode's drawer; nil in serve mode
 	planner *rewrite.Planner
 	dialect rewrite.Dialect
 	ddlToDB bool
@@ -46,16 +33,9 @@ type Engine struct {
 	ddlGen atomic.Uint64
 
 	defaults defaults // the store's column defaults: see defaults.go
-}
 
-// New returns an engine. It opens and closes nothing: the caller owns the
-// store and the cache.
-func New(o Options) *Engine {
-	label := "seqshim: sequence store"
-	if o.StoreName != "" {
-		label += " " + o.StoreName
-	}
-	return &Engine{store: o.Store, cache: o.Cache, planner: o.Planner, dialect: o.Planner.Dialect(), ddlToDB: o.DDLToDatabase, label: label}
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Cache returns the engine's cache.
@@ -64,10 +44,8 @@ func (e *Engine) Cache() *seqcache.Cache { return e.cache }
 // Dialect returns the SQL dialect of the engine's planner.
 func (e *Engine) Dialect() rewrite.Dialect { return e.dialect }
 
-// Discards reports whether query holds DISCARD SEQUENCES or DISCARD ALL:
-// a front end that prepares it in the database calls [Session.Discard]
-// after each successful execution.
-func (e *Engine) Discards(query string) bool { return rewrite.DiscardsSequences(e.dialect, query) }
+// Store returns the engine's store.
+func (e *Engine) Store() sequence.Store { return e.store }
 
 // convert turns an error of seqshim's own (the store, the cache, the
 // planner, the session) into what the application would get from the

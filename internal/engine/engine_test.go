@@ -11,42 +11,58 @@ import (
 
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/rewrite"
-	"github.com/seqshim/seqshim/seqcache"
 	"github.com/seqshim/seqshim/sequence"
 )
 
 // newSession returns a session of a new engine on a memory store holding
-// sequence s (1, 2, 3, …), on db (nil: no transaction tracking).
-func newSession(t testing.TB, db Conn, optFns ...func(*Options)) *Session[AnyArgs] {
-	t.Helper()
-	st := memstore.New()
-	spec, pos, _ := sequence.Clauses{}.Create()
-	if err := st.Create(context.Background(), "s", spec, pos); err != nil {
-		t.Fatal(err)
-	}
-	cache := seqcache.New(st)
-	t.Cleanup(func() { cache.Close() })
-	o := Options{Store: st, Cache: cache, Planner: rewrite.NewPlanner(rewrite.Postgres, 0)}
-	for _, fn := range optFns {
-		fn(&o)
-	}
-	return NewSession[AnyArgs](New(o), db)
-}
-
-// run plans and evaluates query, and renders what goes to the database.
-func run(t testing.TB, s *Session[AnyArgs], query string, args ...any) (Evaluation, string, error) {
+// sequence s (1, 2, 3, …), on db (nil: a fakeDB outside a transaction).
+func newSession(t testing.TB, db DB, optFns ...func(*Config)) *Session[AnyArgs] {
 	t.Helper()
 	ctx := context.Background()
-	p, err := s.Plan(ctx, query)
-	if err != nil || p == nil {
-		return Evaluation{}, query, err
+	st := memstore.New()
+	spec, pos, _ := sequence.Clauses{}.Create()
+	if err := st.Create(ctx, "s", spec, pos); err != nil {
+		t.Fatal(err)
 	}
-	ev, err := s.Evaluate(ctx, p, args)
-	if err != nil || !ev.Send {
-		return ev, "", err
+	cfg := Config{Store: st, Dialect: rewrite.Postgres}
+	for _, fn := range optFns {
+		fn(&cfg)
 	}
-	sql, _ := s.SQL(p, ev.Values)
-	return ev, sql, s.AfterStatements(ctx, p)
+	e, err := Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if db == nil {
+		db = &fakeDB{}
+	}
+	s, err := NewSession[AnyArgs](ctx, e, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// result is what a statement's lifecycle gave: its rows when answered
+// here, whether it was sent, the values of its calls.
+type result struct {
+	First        *Rows
+	Send         bool
+	RowsAffected int64
+	Values       []int64
+}
+
+// run runs query's lifecycle as a front end would, the database answering
+// every statement sent with success, and returns the text sent.
+func run(t testing.TB, s *Session[AnyArgs], query string, args ...any) (result, string, error) {
+	t.Helper()
+	ctx := context.Background()
+	step, err := s.Run(ctx, query, args)
+	r := result{First: step.Rows, Send: step.SQL != "", RowsAffected: step.RowsAffected, Values: step.Values}
+	if err != nil || step.SQL == "" {
+		return r, "", err
+	}
+	return r, step.SQL, s.Finish(ctx, &step, nil)
 }
 
 // rowsOf reads rows as text, NULL as <nil>.
@@ -87,17 +103,19 @@ func TestLocal(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	s := newSession(t, nil, func(o *Options) { o.DDLToDatabase = true })
+	s := newSession(t, nil, func(c *Config) { c.DDLToDatabase = true })
 	ctx := context.Background()
 	q := "INSERT INTO t VALUES (nextval('s'), $1)"
-	p, _ := s.Plan(ctx, q)
 	for want := int64(1); want <= 2; want++ {
-		ev, err := s.Evaluate(ctx, p, AnyArgs{"x"})
-		if err != nil || !ev.Send || len(ev.Values) != 1 || ev.Values[0] != want {
-			t.Fatalf("ev %+v, err %v; want value %d", ev, err, want)
+		step, err := s.Run(ctx, q, AnyArgs{"x"})
+		if err != nil || len(step.Values) != 1 || step.Values[0] != want {
+			t.Fatalf("step %+v, err %v; want value %d", step, err, want)
 		}
-		if sql, bound := s.SQL(p, ev.Values); sql != "INSERT INTO t VALUES (($2::int8), $1)" || !bound {
-			t.Errorf("SQL %q, %v", sql, bound)
+		if step.SQL != "INSERT INTO t VALUES (($2::int8), $1)" || !step.Bound || step.AsIs || step.NumParams() != 1 {
+			t.Errorf("SQL %q, bound %v, as is %v, %d parameters", step.SQL, step.Bound, step.AsIs, step.NumParams())
+		}
+		if err := s.Finish(ctx, &step, nil); err != nil {
+			t.Fatal(err)
 		}
 	}
 	// Without parameters, values are inlined; with seqshim.ddl=both, the
@@ -128,22 +146,8 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// fakeConn is a database session in a transaction block.
-type fakeConn struct {
-	status byte
-	sent   []string
-}
-
-func (c *fakeConn) TxStatus() byte { return c.status }
-
-func (c *fakeConn) Exec(_ context.Context, sql string) error {
-	c.sent = append(c.sent, sql)
-	c.status = 'E'
-	return errors.New("raised")
-}
-
 func TestFailAbortsTransaction(t *testing.T) {
-	db := &fakeConn{status: 'I'}
+	db := &fakeDB{}
 	s := newSession(t, db)
 	if _, _, err := run(t, s, "SELECT currval('s')"); err == nil || len(db.sent) != 0 {
 		t.Fatalf("outside a transaction: err %v, sent %q", err, db.sent)
@@ -187,13 +191,11 @@ func TestHotPathAllocations(t *testing.T) {
 	args := AnyArgs{"x"}
 	run(t, s, q, args...)
 	allocs := testing.AllocsPerRun(100, func() {
-		p, _ := s.Plan(ctx, q)
-		ev, err := s.Evaluate(ctx, p, args)
+		step, err := s.Run(ctx, q, args)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.SQL(p, ev.Values)
-		if err := s.AfterStatements(ctx, p); err != nil {
+		if err := s.Finish(ctx, &step, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -202,19 +204,20 @@ func TestHotPathAllocations(t *testing.T) {
 	}
 }
 
-func BenchmarkEvaluateRewrite(b *testing.B) {
+func BenchmarkRunRewrite(b *testing.B) {
 	s := newSession(b, nil)
 	ctx := context.Background()
 	q := "INSERT INTO t VALUES (nextval('s'), $1)"
 	args := AnyArgs{"x"}
 	b.ReportAllocs()
 	for b.Loop() {
-		p, _ := s.Plan(ctx, q)
-		ev, err := s.Evaluate(ctx, p, args)
+		step, err := s.Run(ctx, q, args)
 		if err != nil {
 			b.Fatal(err)
 		}
-		s.SQL(p, ev.Values)
+		if err := s.Finish(ctx, &step, nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

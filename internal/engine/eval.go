@@ -17,7 +17,7 @@ import (
 // order before anything is sent to the database.
 type Evaluation struct {
 	// Values are the values of the Rewrite call sites, in plan order, for
-	// [Session.SQL]. They are the session's scratch space: valid until its
+	// [Session.render]. They are the session's scratch space: valid until its
 	// next Evaluate.
 	Values []int64
 	// First is the first statement's rows when it is Local (then the
@@ -25,20 +25,20 @@ type Evaluation struct {
 	// a multi-statement string), nil otherwise.
 	First *Rows
 	// Send is true when some statement goes to the database: render them
-	// with [Session.SQL].
+	// with [Session.render].
 	Send bool
 	// RowsAffected counts the rows of the Local statements: an Exec's
 	// result when nothing is sent.
 	RowsAffected int64
 }
 
-// Evaluate does the sequence work of p with the caller's arguments: draws
-// the values of call sites, answers Local statements and applies sequence
-// DDL, in statement order. In a failed transaction it does nothing and
-// returns PostgreSQL's 25P02 error ([Session.TxFailed]); any other error is
-// returned by way of [Session.Fail].
-func (s *Session[A]) Evaluate(ctx context.Context, p *Prepared, args A) (Evaluation, error) {
-	if err := s.TxFailed(); err != nil {
+// evaluatePlan does the sequence work of p with the caller's arguments:
+// draws the values of call sites, answers Local statements and applies
+// sequence DDL, in statement order. In a failed transaction it does nothing
+// and returns PostgreSQL's 25P02 error ([Session.txFailed]); any other error
+// is returned by way of [Session.Fail].
+func (s *Session[A]) evaluatePlan(ctx context.Context, p *Statement, args A) (Evaluation, error) {
+	if err := s.txFailed(); err != nil {
 		return Evaluation{}, err
 	}
 	ev, err := s.evaluate(ctx, p.plan, args)
@@ -86,7 +86,7 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 		switch st.Kind {
 		case rewrite.PassThrough:
 			ev.Send = true
-			if s.mode != nil && s.planMode != modeUnclear {
+			if s.db != nil && s.planMode != modeUnclear {
 				if m := modeEffect(st.Text); m != modeUnknown {
 					s.planMode, s.planChange = m, st.Text
 				}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -12,7 +13,10 @@ import (
 // does.
 func TestOtherSessionDDL(t *testing.T) {
 	a := newSession(t, nil)
-	b := NewSession[AnyArgs](a.Engine(), nil)
+	b, err := NewSession[AnyArgs](context.Background(), a.Engine(), &fakeDB{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	steps := []struct {
 		s          *Session[AnyArgs]
 		query      string

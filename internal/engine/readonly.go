@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/seqshim/seqshim/rewrite"
@@ -19,30 +18,6 @@ import (
 // ([Session.Began]) or asked once (SHOW transaction_read_only) at the first
 // statement that needs it, and asked again after a statement that may have
 // changed it.
-
-// ModeConn is the optional capability of a [Conn] that lets a session
-// follow the transaction's read-only mode; [PgConn] has it. Without it,
-// seqshim does not refuse anything in read-only transactions.
-type ModeConn interface {
-	// ParameterStatus returns a parameter the server reports
-	// (pgconn.PgConn.ParameterStatus), "" if it does not.
-	ParameterStatus(key string) string
-	// Show returns the value of a setting of the session (SHOW name).
-	Show(ctx context.Context, name string) (string, error)
-}
-
-func (c pgConn) ParameterStatus(key string) string { return c.pc.ParameterStatus(key) }
-
-func (c pgConn) Show(ctx context.Context, name string) (string, error) {
-	res, err := c.pc.Exec(ctx, "SHOW "+name).ReadAll()
-	if err != nil {
-		return "", err
-	}
-	if len(res) != 1 || len(res[0].Rows) != 1 || len(res[0].Rows[0]) != 1 {
-		return "", errors.New("seqshim: SHOW " + name + ": unexpected result")
-	}
-	return string(res[0].Rows[0][0]), nil
-}
 
 // txMode is what a session knows of its transaction block's mode.
 type txMode uint8
@@ -66,7 +41,7 @@ func readOnlyError(what string) error {
 // beganMode records the mode of a transaction block the front end began.
 func (s *Session[A]) beganMode(readOnly bool) {
 	switch {
-	case s.mode == nil:
+	case s.db == nil:
 	case readOnly || s.defaultReadOnly():
 		s.txMode = modeReadOnly
 	default:
@@ -86,10 +61,10 @@ func (s *Session[A]) beganMode(readOnly bool) {
 func (s *Session[A]) defaultReadOnly() bool {
 	if s.roDefault == modeUnknown {
 		s.roDefault = modeWrite
-		if s.mode.ParameterStatus("default_transaction_read_only") == "on" {
+		if s.db.ParameterStatus("default_transaction_read_only") == "on" {
 			s.roDefault = modeReadOnly
 		} else if !s.primary {
-			if s.mode.ParameterStatus("in_hot_standby") == "on" {
+			if s.db.ParameterStatus("in_hot_standby") == "on" {
 				s.roDefault = modeReadOnly
 			} else {
 				s.primary = true
@@ -117,7 +92,7 @@ func (s *Session[A]) heardFrom() { s.roDefault = modeUnknown }
 // readOnly reports whether the statement being evaluated runs in a
 // read-only transaction.
 func (s *Session[A]) readOnly(ctx context.Context) (bool, error) {
-	if s.mode == nil {
+	if s.db == nil {
 		return false, nil
 	}
 	switch s.planMode {
@@ -133,12 +108,12 @@ func (s *Session[A]) readOnly(ctx context.Context) (bool, error) {
 		return s.defaultReadOnly(), nil
 	}
 	if s.txMode == modeUnknown {
-		v, err := s.mode.Show(ctx, "transaction_read_only")
+		row, err := s.queryRow(ctx, "SHOW transaction_read_only")
 		if err != nil {
 			return false, err
 		}
 		s.txMode = modeWrite
-		if v == "on" {
+		if len(row) == 1 && row[0] == "on" {
 			s.txMode = modeReadOnly
 		}
 	}

@@ -1,26 +1,11 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
-
-// modeConn is a database session whose transaction mode the test sets.
-type modeConn struct {
-	status byte
-	params map[string]string
-	txRO   string // SHOW transaction_read_only
-	shows  int
-	reads  int // ParameterStatus calls
-}
-
-func (c *modeConn) TxStatus() byte                               { return c.status }
-func (c *modeConn) Exec(context.Context, string) error           { c.status = 'E'; return errors.New("raised") }
-func (c *modeConn) ParameterStatus(key string) string            { c.reads++; return c.params[key] }
-func (c *modeConn) Show(context.Context, string) (string, error) { c.shows++; return c.txRO, nil }
 
 func code(err error) string {
 	var pe *pgconn.PgError
@@ -34,7 +19,7 @@ func code(err error) string {
 }
 
 func TestReadOnly(t *testing.T) {
-	db := &modeConn{status: 'I', params: map[string]string{"default_transaction_read_only": "off", "in_hot_standby": "off"}, txRO: "off"}
+	db := &fakeDB{params: map[string]string{"default_transaction_read_only": "off", "in_hot_standby": "off"}, txRO: "off"}
 	s := newSession(t, db)
 	if _, _, err := run(t, s, "SELECT nextval('s')"); err != nil || db.shows != 0 {
 		t.Fatalf("outside a transaction: %v, %d SHOWs", err, db.shows)
@@ -47,7 +32,7 @@ func TestReadOnly(t *testing.T) {
 	}
 	// A server that reported it is no hot standby is never one while the
 	// session lasts: after a round trip, one report is read, not two.
-	s.AfterPassThrough("SELECT 1")
+	s.afterPassThrough("SELECT 1")
 	if _, _, err := run(t, s, "SELECT nextval('s')"); err != nil || db.reads != reads+1 {
 		t.Fatalf("after a round trip: %v, %d reads of the reports, want 1 (default_transaction_read_only)", err, db.reads-reads)
 	}
@@ -55,7 +40,7 @@ func TestReadOnly(t *testing.T) {
 	// demoted under a session).
 	db.params["in_hot_standby"] = "on"
 	s.primary = false
-	s.AfterPassThrough("SELECT 1") // whose answer brought the report
+	s.afterPassThrough("SELECT 1") // whose answer brought the report
 	for _, q := range []string{"SELECT nextval('s')", "SELECT setval('s', 5)", "INSERT INTO t VALUES (nextval('s'))", "CREATE SEQUENCE u", "DROP SEQUENCE s"} {
 		if _, _, err := run(t, s, q); code(err) != codeReadOnly {
 			t.Errorf("on a hot standby, %s: %v, want 25006", q, err)
@@ -80,7 +65,7 @@ func TestReadOnly(t *testing.T) {
 		t.Errorf("%d SHOWs for three statements in one transaction, want 1", db.shows)
 	}
 	db.txRO = "on"
-	s.AfterPassThrough("SET TRANSACTION READ ONLY")
+	s.afterPassThrough("SET TRANSACTION READ ONLY")
 	if _, _, err := run(t, s, "SELECT nextval('s')"); code(err) != codeReadOnly || db.shows != 2 {
 		t.Errorf("after SET TRANSACTION READ ONLY: %v, %d SHOWs", err, db.shows)
 	}

@@ -14,7 +14,7 @@ import (
 // sequences in the schema: PostgreSQL would drop them with CASCADE, and
 // refuse without it (2BP01). Before the text is sent, the session looks for
 // store sequences in the schemas it drops; with CASCADE it drops them from
-// the store after the database dropped the schema ([Session.AfterDatabase]).
+// the store after the database dropped the schema ([Session.afterDatabase]).
 
 // codeDependentObjects is PostgreSQL's dependent_objects_still_exist.
 const codeDependentObjects = "2BP01"
@@ -76,19 +76,19 @@ func (s *Session[A]) beforeSchemaDrop(ctx context.Context, query string) error {
 	return nil
 }
 
-// DropsSchema reports whether query waits for [Session.AfterDatabase]
+// dropsSchema reports whether query waits for [Session.afterDatabase]
 // after it ran: a DROP SCHEMA … CASCADE of a schema with store sequences,
-// which a front end runs as a command (not a query whose rows it hands
-// out before the database is done).
-func (s *Session[A]) DropsSchema(query string) bool {
+// which the session runs itself, to completion, before it drops the
+// store's sequences of the schema.
+func (s *Session[A]) dropsSchema(query string) bool {
 	return s.pendingDrop.query == query && query != ""
 }
 
-// AfterDatabase finishes a statement the database ran successfully: after a
+// afterDatabase finishes a statement the database ran successfully: after a
 // DROP SCHEMA … CASCADE, it drops the schema's sequences from the store.
 // It costs a comparison for other statements.
-func (s *Session[A]) AfterDatabase(ctx context.Context, query string) error {
-	if !s.DropsSchema(query) {
+func (s *Session[A]) afterDatabase(ctx context.Context, query string) error {
+	if !s.dropsSchema(query) {
 		return nil
 	}
 	names := s.pendingDrop.names

@@ -12,7 +12,7 @@ import (
 
 func TestSchemaDrop(t *testing.T) {
 	ctx := context.Background()
-	db := &fakeConn{status: 'I'}
+	db := &fakeDB{path: `"$user", public`, user: "app", schemas: []string{"public", "t7", "t8"}}
 	s := newSession(t, db)
 	spec, pos, _ := sequence.Clauses{}.Create()
 	for _, n := range []string{"t7.a", "t7.b", "t8.c"} {
@@ -20,7 +20,6 @@ func TestSchemaDrop(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s.SetCatalog(&catalog{path: `"$user", public`, user: "app", schemas: []string{"public", "t7", "t8"}})
 	code := func(err error) string {
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) {
@@ -46,29 +45,27 @@ func TestSchemaDrop(t *testing.T) {
 		{"ALTER SCHEMA other RENAME TO t9", 'I', ""},
 	} {
 		db.status = tc.status
-		if _, err := s.Plan(ctx, tc.sql); code(err) != tc.code {
+		if _, _, err := run(t, s, tc.sql); code(err) != tc.code {
 			t.Errorf("%s (status %c): %v, want %s", tc.sql, tc.status, err, tc.code)
 		}
 	}
 	db.status = 'I'
 
 	// The database failed: nothing is dropped from the store.
-	if _, err := s.Plan(ctx, "DROP SCHEMA t7 CASCADE"); err != nil {
-		t.Fatal(err)
+	db.fail = map[string]error{"DROP SCHEMA t7 CASCADE": &pgconn.PgError{Code: "42501", Message: "must be owner of schema t7"}}
+	if _, _, err := run(t, s, "DROP SCHEMA t7 CASCADE"); code(err) != "42501" || !exists("t7.a") {
+		t.Fatalf("the database failed: %v, t7.a exists %v, sent %q", err, exists("t7.a"), db.sent)
 	}
-	if _, err := s.Plan(ctx, "SELECT 1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AfterDatabase(ctx, "SELECT 1"); err != nil || !exists("t7.a") {
-		t.Fatalf("after another statement: %v, t7.a exists %v", err, exists("t7.a"))
-	}
+	db.fail = nil
 
-	// The database dropped the schema: so does the store, only that one.
-	if _, err := s.Plan(ctx, "DROP SCHEMA t7 CASCADE"); err != nil {
-		t.Fatal(err)
+	// The database dropped the schema (sent once, by the session itself):
+	// so does the store, only that one.
+	sent := len(db.sent)
+	if r, sql, err := run(t, s, "DROP SCHEMA t7 CASCADE"); err != nil || r.Send || sql != "" {
+		t.Fatalf("%+v, %q, %v; want it run by the session", r, sql, err)
 	}
-	if err := s.AfterDatabase(ctx, "DROP SCHEMA t7 CASCADE"); err != nil {
-		t.Fatal(err)
+	if len(db.sent) != sent+1 || db.sent[sent] != "DROP SCHEMA t7 CASCADE" {
+		t.Errorf("sent %q", db.sent[sent:])
 	}
 	if exists("t7.a") || exists("t7.b") || !exists("t8.c") || !exists("s") {
 		t.Errorf("after DROP SCHEMA t7 CASCADE: t7.a %v, t7.b %v, t8.c %v, s %v; want only t8.c and s",

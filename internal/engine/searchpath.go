@@ -16,7 +16,7 @@ import (
 // of that name, after the implicit pg_catalog, skipping schemas that do not
 // exist; and creates one in the first schema of the path that exists. A
 // session learns its effective path (current_schemas: "$user" replaced,
-// missing schemas left out) with one query ([Catalog]) when the connection
+// missing schemas left out) with one query ([DB]) when the connection
 // opens, and again only after a statement that may have changed it
 // (rewrite.PathEffects: SET, RESET, SET ROLE, CREATE/DROP/ALTER SCHEMA, …)
 // or the end of a transaction that ran one: SET is transactional.
@@ -26,16 +26,6 @@ import (
 // alone (the default "$user", public without a schema of the user's name);
 // a repeated nextval of an unqualified name costs a map lookup, and nothing
 // reaches the database.
-
-// Catalog is how a session reads its database session's settings and
-// catalog, for name resolution: a front end provides it over the same
-// database session ([Session.SetCatalog]). Without one, every unqualified
-// name is in schema public, as with the default search_path.
-type Catalog interface {
-	// QueryRow runs sql with text arguments ($1, …) and returns the
-	// columns of its first row as text, nil when it has no row.
-	QueryRow(ctx context.Context, sql string, args ...string) ([]string, error)
-}
 
 // The catalog queries. pathQuery is the effective path as a search_path
 // setting: the schemas of current_schemas(false), which PostgreSQL's
@@ -65,39 +55,14 @@ type searchPath struct {
 	changes  uint64            // counts the times the path was learned or may have changed
 }
 
-// SetCatalog gives the session a way to read its database session's
-// search_path and schemas: unqualified names then resolve as PostgreSQL
-// resolves them. Only the postgres dialect has a search_path; other
-// dialects ignore it.
-func (s *Session[A]) SetCatalog(c Catalog) {
-	if s.eng.dialect != rewrite.Postgres {
-		return
-	}
-	s.cat = c
-	s.path = searchPath{}
-}
-
-// AffectsPath reports whether query may change the session's search_path
-// or end its transaction: a front end that prepares such a statement in
-// the database calls [Session.PathStatement] at each execution.
-func (s *Session[A]) AffectsPath(query string) bool {
-	return s.cat != nil && rewrite.PathEffects(s.eng.dialect, query) != 0
-}
-
-// PathStatement notes that query runs in the database: if it may change
+// pathStatement notes that query runs in the database: if it may change
 // the search_path, the session learns the path again before it next
-// resolves a name. [Session.Plan] calls it for the texts it passes
-// through.
-func (s *Session[A]) PathStatement(query string) {
-	if s.cat != nil {
+// resolves a name.
+func (s *Session[A]) pathStatement(query string) {
+	if s.db != nil {
 		s.notePath(rewrite.PathEffects(s.eng.dialect, query))
 	}
 }
-
-// TransactionEnded notes that the session's transaction ended by the front
-// end's own API (database/sql's Tx.Commit and Tx.Rollback): a SET made in
-// it may be undone, and SET LOCAL is.
-func (s *Session[A]) TransactionEnded() { s.notePath(rewrite.EndsTransaction) }
 
 func (s *Session[A]) notePath(e rewrite.PathEffect) {
 	s.heardFrom()
@@ -115,19 +80,10 @@ func (s *Session[A]) notePath(e rewrite.PathEffect) {
 	}
 }
 
-// LearnPath reads the session's search_path now, rather than before the
-// first name it resolves: a front end calls it when the connection opens.
-func (s *Session[A]) LearnPath(ctx context.Context) error {
-	if s.cat == nil {
-		return nil
-	}
-	return s.learnPath(ctx)
-}
-
 // learnPath reads the session's effective search_path.
 func (s *Session[A]) learnPath(ctx context.Context) error {
 	s.heardFrom()
-	row, err := s.cat.QueryRow(ctx, pathQuery)
+	row, err := s.queryRow(ctx, pathQuery)
 	if err != nil {
 		return err
 	}
@@ -175,7 +131,7 @@ func contains(list []string, s string) bool {
 // sequence of that name the store has. A name none has is PostgreSQL's
 // 42P01 for the name as written.
 func (s *Session[A]) resolve(ctx context.Context, name string) (string, error) {
-	if s.cat == nil {
+	if s.db == nil {
 		return name, nil
 	}
 	if !s.path.known {
@@ -221,12 +177,12 @@ func (s *Session[A]) forget(name string) { delete(s.path.resolved, name) }
 // (3F000). pg_catalog is PostgreSQL's 42501, and a temporary schema
 // seqshim's 0A000.
 func (s *Session[A]) creationName(ctx context.Context, name string, unqualified bool) (string, error) {
-	if s.cat == nil {
+	if s.db == nil {
 		return name, nil
 	}
 	schema, rel := sequence.SplitName(name)
 	if unqualified {
-		row, err := s.cat.QueryRow(ctx, creationQuery)
+		row, err := s.queryRow(ctx, creationQuery)
 		if err != nil {
 			return "", err
 		}
@@ -251,10 +207,10 @@ func (s *Session[A]) creationName(ctx context.Context, name string, unqualified 
 // of that name. pg_temp, which names the session's temporary schema, is
 // left to the caller.
 func (s *Session[A]) schemaExists(ctx context.Context, schema string) error {
-	if s.cat == nil || schema == "pg_temp" {
+	if s.db == nil || schema == "pg_temp" {
 		return nil
 	}
-	row, err := s.cat.QueryRow(ctx, schemaQuery, schema)
+	row, err := s.queryRow(ctx, schemaQuery, schema)
 	if err != nil {
 		return err
 	}
@@ -276,7 +232,7 @@ func (s *Session[A]) missingSchema(ctx context.Context, name string, err error) 
 	if e := s.schemaExists(ctx, schema); e != nil {
 		return e
 	}
-	if schema == sequence.DefaultSchema && s.cat != nil {
+	if schema == sequence.DefaultSchema && s.db != nil {
 		// The name as written: the canonical name leaves public out.
 		return &sequence.Error{Code: sequence.CodeUndefinedTable, Kind: sequence.ErrNotFound,
 			Message: fmt.Sprintf(`relation "%s.%s" does not exist`, schema, rel)}
@@ -333,7 +289,7 @@ func hasUnqualified(st *rewrite.Statement) bool {
 func (s *Session[A]) ddlNames(ctx context.Context, d *rewrite.DDL) ([]string, error) {
 	names := d.Names
 	for i, name := range d.Names {
-		if !d.IsUnqualified(i) || s.cat == nil {
+		if !d.IsUnqualified(i) || s.db == nil {
 			continue
 		}
 		r, err := s.resolve(ctx, name)

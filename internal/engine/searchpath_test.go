@@ -9,47 +9,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/sequence"
 )
-
-// catalog answers the engine's catalog queries like a database whose
-// search_path is path, whose user is user and whose schemas are schemas.
-type catalog struct {
-	path, user string
-	schemas    []string
-	queries    []string
-}
-
-func (c *catalog) QueryRow(_ context.Context, sql string, args ...string) ([]string, error) {
-	c.queries = append(c.queries, sql)
-	switch sql {
-	case pathQuery:
-		return []string{strings.Join(c.existing(), ",")}, nil
-	case creationQuery:
-		if e := c.existing(); len(e) > 0 {
-			return []string{e[0]}, nil
-		}
-		return []string{""}, nil
-	case schemaQuery:
-		if slices.Contains(c.schemas, args[0]) {
-			return []string{"1"}, nil
-		}
-		return []string{"0"}, nil
-	}
-	return nil, errors.New("unexpected query " + sql)
-}
-
-// existing is the path's schemas that exist (quoted as quote_ident would
-// not matter here: the tests' names need no quotes).
-func (c *catalog) existing() []string {
-	var out []string
-	for _, s := range pathSchemas(c.path, c.user) {
-		if slices.Contains(c.schemas, s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
 
 func TestPathSchemas(t *testing.T) {
 	for _, tc := range []struct {
@@ -70,16 +32,15 @@ func TestPathSchemas(t *testing.T) {
 	}
 }
 
-// pathSession is a session with catalog cat on a store holding s (public,
-// 1, 2, …) and t7.s (from 100).
-func pathSession(t *testing.T, cat *catalog) *Session[AnyArgs] {
+// pathSession is a session on db on a store holding s (public, 1, 2, …)
+// and t7.s (from 100).
+func pathSession(t *testing.T, db *fakeDB) *Session[AnyArgs] {
 	t.Helper()
-	s := newSession(t, nil)
+	s := newSession(t, db)
 	spec, pos, _ := sequence.Clauses{Start: sequence.Int64(100)}.Create()
 	if err := s.eng.store.Create(context.Background(), "t7.s", spec, pos); err != nil {
 		t.Fatal(err)
 	}
-	s.SetCatalog(cat)
 	return s
 }
 
@@ -95,7 +56,7 @@ func nextval(t *testing.T, s *Session[AnyArgs], query string) (int64, error) {
 
 func TestResolve(t *testing.T) {
 	ctx := context.Background()
-	cat := &catalog{path: "t7, public", user: "app", schemas: []string{"t7", "public"}}
+	cat := &fakeDB{path: "t7, public", user: "app", schemas: []string{"t7", "public"}}
 	s := pathSession(t, cat)
 
 	if v, err := nextval(t, s, "SELECT nextval('s')"); err != nil || v != 100 {
@@ -108,19 +69,14 @@ func TestResolve(t *testing.T) {
 		t.Fatalf("currval('s'): %d, %v; want 100 (t7.s)", v, err)
 	}
 	if got := len(cat.queries); got != 1 {
-		t.Errorf("%d catalog queries, want 1 (the path, once)", got)
+		t.Errorf("%d catalog queries, want 1 (the path, once, when the session opened)", got)
 	}
 
 	// Resolving costs no allocation once resolved: as many as a qualified
 	// name.
-	ctxb := context.Background()
 	allocs := func(query string) float64 {
-		p, err := s.Plan(ctxb, query)
-		if err != nil {
-			t.Fatal(err)
-		}
 		return testing.AllocsPerRun(100, func() {
-			if _, err := s.Evaluate(ctxb, p, nil); err != nil {
+			if _, err := s.Run(ctx, query, nil); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -170,7 +126,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestResolveTransactionEnd(t *testing.T) {
-	cat := &catalog{path: "public", user: "app", schemas: []string{"t7", "public"}}
+	cat := &fakeDB{path: "public", user: "app", schemas: []string{"t7", "public"}}
 	s := pathSession(t, cat)
 	steps := []struct {
 		sql  string
@@ -201,19 +157,13 @@ func TestResolveTransactionEnd(t *testing.T) {
 			t.Fatalf("after %s: nextval('s') = %d, %v; want %d", st.sql, v, err, st.want)
 		}
 	}
-	reads := 0
-	for _, q := range cat.queries {
-		if q == pathQuery {
-			reads++
-		}
-	}
-	if reads > len(steps) {
-		t.Errorf("%d reads of the path for %d statements", reads, len(steps))
+	if reads := cat.pathReads(); reads > len(steps)+1 {
+		t.Errorf("%d reads of the path for %d statements (and the first, when the session opened)", reads, len(steps))
 	}
 }
 
 func TestCreationSchema(t *testing.T) {
-	cat := &catalog{path: "nosuch, t7, public", user: "app", schemas: []string{"t7", "public", "pg_catalog"}}
+	cat := &fakeDB{path: "nosuch, t7, public", user: "app", schemas: []string{"t7", "public", "pg_catalog"}}
 	s := pathSession(t, cat)
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -247,10 +197,10 @@ func TestCreationSchema(t *testing.T) {
 	}
 }
 
-// TestResolveNoCatalog: without a catalog (other dialects, other inner
-// drivers), an unqualified name is in public, as before.
+// TestResolveNoCatalog: the other dialects have no search_path: an
+// unqualified name is in public.
 func TestResolveNoCatalog(t *testing.T) {
-	s := newSession(t, nil)
+	s := newSession(t, nil, func(c *Config) { c.Dialect = rewrite.SQLite })
 	if v, err := nextval(t, s, "SELECT nextval('s')"); err != nil || v != 1 {
 		t.Fatalf("nextval('s'): %d, %v", v, err)
 	}

@@ -37,31 +37,30 @@ func (a AnyArgs) Arg(i int) (any, error) { return a[i], nil }
 // arguments over costs no allocation on the hot path.
 type Session[A Args] struct {
 	eng  *Engine
-	db   Conn       // nil: the session's transaction is not tracked
+	db   DB         // nil for the dialects other than postgres
 	seq  state      // currval and lastval
 	tx   *held      // sequence DDL held for the open transaction; nil: none
-	cat  Catalog    // nil: unqualified names are in public
-	path searchPath // the search_path, learned through cat
+	path searchPath // the search_path, learned through db
 	// began: the front end began a transaction (Begin), for a session
 	// without db; cleared by Commit and Rollback.
 	began bool
 
 	pendingDrop schemaDrop // store sequences to drop after the database ran a DROP SCHEMA
 
-	plans      map[string]*Prepared // texts seen here, and what they need
-	planBytes  int                  // the length of the texts in plans
-	lastHandle *seqcache.Handle     // cache handle of the last nextval
-	scratch    [4]int64             // call values of one statement
-	sqlBuf     []byte               // rendering buffer, reused
+	plans      map[string]*Statement // texts seen here, and what they need
+	planBytes  int                   // the length of the texts in plans
+	lastHandle *seqcache.Handle      // cache handle of the last nextval
+	scratch    [4]int64              // call values of one statement
+	sqlBuf     []byte                // rendering buffer, reused
+	shadow     []shadowDraw          // shadow mode: the draws of the statement running
 
 	// Read-only transactions: see readonly.go.
-	mode       ModeConn // db's, nil when it cannot tell
-	txMode     txMode   // mode of the transaction block, if known
-	roDefault  txMode   // mode a new transaction takes, as last read; modeUnknown: read again
-	primary    bool     // the server reported it is not a hot standby: see defaultReadOnly
-	planMode   txMode   // while evaluating: set by an earlier statement of the string
-	planChange string   // that statement
-	dmlText    string   // while evaluating a Rewrite statement: its text
+	txMode     txMode // mode of the transaction block, if known
+	roDefault  txMode // mode a new transaction takes, as last read; modeUnknown: read again
+	primary    bool   // the server reported it is not a hot standby: see defaultReadOnly
+	planMode   txMode // while evaluating: set by an earlier statement of the string
+	planChange string // that statement
+	dmlText    string // while evaluating a Rewrite statement: its text
 
 	spareRows *Rows // local rows closed and ready for reuse; see [Rows.Close]
 
@@ -70,23 +69,34 @@ type Session[A Args] struct {
 	served         uint64 // CatalogDDL statements the last Evaluate served: not sent
 }
 
-// NewSession returns a session of e on a database session. db may be nil
-// when the front end cannot see the database session's transaction status
-// (an inner driver other than pgx): then [Session.TxFailed] never reports a
-// failed transaction and [Session.Fail] aborts nothing.
-func NewSession[A Args](e *Engine, db Conn) *Session[A] {
+// NewSession returns a session of e on a database session, through which
+// the session sends and reads everything it needs of the database (see
+// [DB]): the postgres dialect needs one, and NewSession reads the
+// session's search_path through it (one query). Other dialects take nil.
+func NewSession[A Args](ctx context.Context, e *Engine, db DB) (*Session[A], error) {
+	if e.dialect != rewrite.Postgres {
+		db = nil // nothing of PostgreSQL's session to follow
+	} else if db == nil {
+		return nil, errNoDB
+	}
 	s := &Session[A]{eng: e, db: db}
-	s.mode, _ = db.(ModeConn)
-	return s
+	if db != nil {
+		// One query now, so that no sequence call pays for it.
+		if err := s.learnPath(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // Engine returns the session's engine.
 func (s *Session[A]) Engine() *Engine { return s.eng }
 
-// Prepared is a SQL text with sequence work, as one session runs it: its
-// plan and, once rendered with bound values, the text sent to the database
-// (which then depends on the plan only). It belongs to its session.
-type Prepared struct {
+// Statement is a SQL text as one session runs it: its plan, what it may do
+// to the session, and, once rendered with bound values, the text sent to
+// the database (which then depends on the plan only). It belongs to its
+// session.
+type Statement struct {
 	plan  *rewrite.Plan
 	query string // the text given
 	text  string // the text planned: query, or query with its column defaults written out
@@ -107,14 +117,20 @@ type Prepared struct {
 	pathGen uint64
 }
 
-// NumParams is the number of parameters of the SQL as written: parameters
-// added for bound call values are not counted.
-func (p *Prepared) NumParams() int { return p.plan.NumParams }
+// NumParams is the number of parameters of the SQL as written, -1 when the
+// session did not count them (a text it sends as it is): parameters added
+// for bound call values are not counted.
+func (p *Statement) NumParams() int {
+	if p.plan == nil {
+		return -1
+	}
+	return p.plan.NumParams
+}
 
 // sessionStatement notes a text that may change the search_path or drop a
 // schema holding store sequences (SET search_path, DROP SCHEMA, …).
 func (s *Session[A]) sessionStatement(ctx context.Context, query string) error {
-	s.PathStatement(query)
+	s.pathStatement(query)
 	if err := s.beforeSchemaDrop(ctx, query); err != nil {
 		return s.Fail(ctx, err)
 	}
@@ -131,47 +147,18 @@ const (
 	maxPlanText  = 64 << 10
 )
 
-// Plan returns what query needs, nil when it goes to the database as it is.
-// A text seen before in this session costs one map lookup without a lock
-// (and, for an INSERT, a look at the version of the store's column
-// defaults); others are scanned once for trigger words, and those with one
-// planned by the engine's shared, locked plan cache.
-//
-// A text with a rejected statement fails, as with any error of the engine,
-// with the error converted and the transaction aborted ([Session.Fail]); the
-// Prepared is returned with it.
-func (s *Session[A]) Plan(ctx context.Context, query string) (*Prepared, error) {
-	p := s.plans[query]
-	if p == nil || p.injects && !s.sameDefaults(ctx, p) {
-		var err error
-		if p, err = s.prepare(ctx, query, p); err != nil {
-			return nil, err
-		}
-	}
-	if p.plan == nil {
-		s.heardFrom()
-		if p.session && s.cat != nil {
-			if err := s.sessionStatement(ctx, query); err != nil {
-				return nil, err
-			}
-		}
-		return nil, nil
-	}
-	return s.planned(ctx, p)
-}
-
 // passThrough is what the session keeps for a text that goes to the
 // database as it is, needs no column defaults written out and changes no
 // session state: one value shared by all of them.
-var passThrough = &Prepared{}
+var passThrough = &Statement{}
 
 // prepare makes what [Session.Plan] keeps for query: its text with the
 // store's column defaults written out, planned if a trigger word is left
 // in it. old is what was kept before, reused when the text came out the
 // same.
-func (s *Session[A]) prepare(ctx context.Context, query string, old *Prepared) (*Prepared, error) {
+func (s *Session[A]) prepare(ctx context.Context, query string, old *Statement) (*Statement, error) {
 	text := query // what is planned: query with its column defaults written out
-	injects := rewrite.MayInject(s.eng.dialect, query)
+	injects := s.eng.shadow == nil && rewrite.MayInject(s.eng.dialect, query)
 	var version uint64
 	memo := true
 	if injects {
@@ -186,19 +173,19 @@ func (s *Session[A]) prepare(ctx context.Context, query string, old *Prepared) (
 		}
 		return old, nil
 	}
-	session := s.cat != nil && rewrite.MaySessionStatement(s.eng.dialect, query)
-	var p *Prepared
+	session := s.db != nil && s.eng.shadow == nil && rewrite.MaySessionStatement(s.eng.dialect, query)
+	var p *Statement
 	switch {
 	case rewrite.HasTrigger(text):
 		pl, _ := s.eng.planner.Plan(text)
-		p = &Prepared{plan: pl, local: allLocal(pl)}
-		if s.cat != nil {
+		p = &Statement{plan: pl, local: allLocal(pl)}
+		if s.db != nil {
 			p.path, p.pathErr = pathBefore(pl)
 		}
 	case !injects && !session:
 		p = passThrough
 	default:
-		p = &Prepared{}
+		p = &Statement{}
 	}
 	if p != passThrough {
 		p.query, p.text, p.session, p.injects = query, text, session, injects
@@ -212,37 +199,10 @@ func (s *Session[A]) prepare(ctx context.Context, query string, old *Prepared) (
 		s.planBytes = 0
 	}
 	if s.plans == nil {
-		s.plans = make(map[string]*Prepared)
+		s.plans = make(map[string]*Statement)
 	}
 	s.plans[query] = p
 	s.planBytes += len(query)
-	return p, nil
-}
-
-// planned is Plan's end for a planned text.
-func (s *Session[A]) planned(ctx context.Context, p *Prepared) (*Prepared, error) {
-	query := p.query
-	if p.session && s.cat != nil {
-		// A planned text may be one too: DROP is a trigger word (OWNED BY).
-		if err := s.sessionStatement(ctx, query); err != nil {
-			return nil, err
-		}
-	}
-	if s.orphansPending && s.db != nil && s.db.TxStatus() == 'I' {
-		if err := s.dropOrphans(ctx); err != nil {
-			return nil, s.Fail(ctx, err)
-		}
-	}
-	if p.plan.PassThrough() {
-		s.heardFrom()
-		return nil, nil // never more than pass-through statements: see rewrite.Plan
-	}
-	if p.plan.Err != nil {
-		return p, s.Fail(ctx, s.typeError(ctx, p.plan.Err))
-	}
-	if p.pathErr != nil {
-		return p, s.Fail(ctx, p.pathErr)
-	}
 	return p, nil
 }
 
@@ -260,13 +220,13 @@ func allLocal(pl *rewrite.Plan) bool {
 // statements.
 const maxSQLBuf = 4 << 10
 
-// SQL returns the text to send to the database for p after [Session.Evaluate]
-// returned values (its Evaluation.Values), rendered by rewrite's
-// [rewrite.Plan.AppendSQL] with the engine's DDL mode, and whether the
-// values are bound as parameters: then the front end binds values[i] as
-// parameter NumParams+1+i after the caller's arguments, and the text is
-// kept with p, as it depends on the plan only. Otherwise they are inlined.
-func (s *Session[A]) SQL(p *Prepared, values []int64) (sql string, bound bool) {
+// render returns the text to send to the database for p after its sequence
+// work returned values, rendered by rewrite's [rewrite.Plan.AppendSQL] with
+// the engine's DDL mode, and whether the values are bound as parameters:
+// then the front end binds values[i] as parameter NumParams+1+i after the
+// caller's arguments, and the text is kept with p, as it depends on the
+// plan only. Otherwise they are inlined.
+func (s *Session[A]) render(p *Statement, values []int64) (sql string, bound bool) {
 	if p.bound != "" && s.served == 0 {
 		return p.bound, true
 	}
@@ -281,12 +241,12 @@ func (s *Session[A]) SQL(p *Prepared, values []int64) (sql string, bound bool) {
 	return sql, bound
 }
 
-// AfterPassThrough updates the session after the database ran query, a
-// text [Session.Plan] passed through: DISCARD SEQUENCES and DISCARD ALL
-// clear currval and lastval.
-func (s *Session[A]) AfterPassThrough(query string) {
+// afterPassThrough updates the session after the database ran query, a
+// text sent as it is, or a statement of one: DISCARD SEQUENCES and DISCARD
+// ALL clear currval and lastval.
+func (s *Session[A]) afterPassThrough(query string) {
 	s.heardFrom()
-	if s.eng.Discards(query) {
+	if rewrite.DiscardsSequences(s.eng.dialect, query) {
 		s.seq.reset()
 	}
 	if s.tx != nil && s.db != nil && s.db.TxStatus() == 'I' {
@@ -299,22 +259,22 @@ func (s *Session[A]) AfterPassThrough(query string) {
 	}
 }
 
-// AfterStatements updates the session after the database ran the
-// statements of p that [Session.SQL] rendered. When one of them may have
+// afterStatements updates the session after the database ran the
+// statements of p that [Session.render] rendered. When one of them may have
 // dropped a column owning store sequences (OWNED BY), it drops those
 // sequences, as PostgreSQL drops them with the column; an error is the
 // store's, and the statements themselves have run.
-func (s *Session[A]) AfterStatements(ctx context.Context, p *Prepared) error {
+func (s *Session[A]) afterStatements(ctx context.Context, p *Statement) error {
 	drops := false
 	for i := range p.plan.Statements {
 		switch st := &p.plan.Statements[i]; st.Kind {
 		case rewrite.PassThrough:
-			s.AfterPassThrough(st.Text)
+			s.afterPassThrough(st.Text)
 		case rewrite.CatalogDDL:
 			drops = drops || st.Catalog.Op == rewrite.DropsOwners
 		}
 	}
-	if err := s.AfterDatabase(ctx, p.query); err != nil { // DROP SCHEMA … CASCADE
+	if err := s.afterDatabase(ctx, p.query); err != nil { // DROP SCHEMA … CASCADE
 		return err
 	}
 	if drops {
@@ -322,7 +282,3 @@ func (s *Session[A]) AfterStatements(ctx context.Context, p *Prepared) error {
 	}
 	return nil
 }
-
-// Discard clears currval and lastval, as DISCARD SEQUENCES does: for a
-// front end whose prepared DISCARD ran in the database.
-func (s *Session[A]) Discard() { s.seq.reset() }

@@ -85,11 +85,14 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 	}
 	wrap := !s.inTx()
 	if wrap {
-		if err := s.db.Exec(ctx, "BEGIN"); err != nil {
+		if _, err := s.db.Exec(ctx, "BEGIN"); err != nil {
 			return ev, err
 		}
 	}
-	rollback := func(ctx context.Context) error { return s.db.Exec(context.WithoutCancel(ctx), "ROLLBACK") }
+	rollback := func(ctx context.Context) error {
+		_, err := s.db.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		return err
+	}
 	fail := func(err error) (Evaluation, error) {
 		if wrap {
 			err = errors.Join(err, s.Rollback(ctx, rollback))
@@ -140,7 +143,7 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 		}
 		ev.RowsAffected = 0 // the last statement's, as a string's result is
 		if text != "" {
-			n, err := s.execRows(ctx, text)
+			n, err := s.db.Exec(ctx, text)
 			if err != nil {
 				return fail(err)
 			}
@@ -153,7 +156,11 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 		}
 	}
 	if wrap {
-		if err := s.Commit(ctx, func(ctx context.Context) error { return s.db.Exec(ctx, "COMMIT") }, rollback); err != nil {
+		commit := func(ctx context.Context) error {
+			_, err := s.db.Exec(ctx, "COMMIT")
+			return err
+		}
+		if err := s.Commit(ctx, commit, rollback); err != nil {
 			return ev, err
 		}
 	}
@@ -164,15 +171,6 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 		}
 	}
 	return ev, nil
-}
-
-// execRows runs sql on the session's database and returns the rows it
-// affected, when the Conn can tell.
-func (s *Session[A]) execRows(ctx context.Context, sql string) (int64, error) {
-	if r, ok := s.db.(RowsExecer); ok {
-		return r.ExecRows(ctx, sql)
-	}
-	return 0, s.db.Exec(ctx, sql)
 }
 
 // statementText is the text to send for a PassThrough or Rewrite

@@ -14,49 +14,8 @@ import (
 // statement seqshim answers or refuses without the database must do the
 // same, or a transaction could commit the work around a failed nextval, and
 // a sequence could be created or a value drawn in a transaction PostgreSQL
-// would ignore. Both need the database session's transaction status: a
-// session without a [Conn] is left as it is.
-
-// Conn is what a [Session] needs of its database session to keep the
-// transaction in step: a small interface so that any pgx-based front end
-// (or a test) provides it; [PgConn] adapts a *pgconn.PgConn.
-type Conn interface {
-	// TxStatus is the session's transaction status as PostgreSQL reports
-	// it (pgconn.PgConn.TxStatus): 'I' idle, 'T' in a transaction block,
-	// 'E' in a failed one.
-	TxStatus() byte
-	// Exec runs sql, which may be several statements, and returns the
-	// first error.
-	Exec(ctx context.Context, sql string) error
-}
-
-// PgConn returns the [Conn] of a pgx session.
-func PgConn(pc *pgconn.PgConn) Conn { return pgConn{pc} }
-
-type pgConn struct{ pc *pgconn.PgConn }
-
-func (c pgConn) TxStatus() byte { return c.pc.TxStatus() }
-
-func (c pgConn) Exec(ctx context.Context, sql string) error {
-	_, err := c.pc.Exec(ctx, sql).ReadAll()
-	return err
-}
-
-// RowsExecer is the optional capability of a [Conn] that reports the rows a
-// statement affected, as database/sql's Result does; [PgConn] has it.
-type RowsExecer interface {
-	// ExecRows runs sql as Exec does and returns the rows its last
-	// statement affected.
-	ExecRows(ctx context.Context, sql string) (int64, error)
-}
-
-func (c pgConn) ExecRows(ctx context.Context, sql string) (int64, error) {
-	res, err := c.pc.Exec(ctx, sql).ReadAll()
-	if err != nil || len(res) == 0 {
-		return 0, err
-	}
-	return res[len(res)-1].CommandTag.RowsAffected(), nil
-}
+// would ignore. Both need the database session's transaction status, which
+// the [DB] reports.
 
 // codeInFailedTransaction is PostgreSQL's in_failed_sql_transaction.
 const codeInFailedTransaction = "25P02"
@@ -69,9 +28,9 @@ const codeRaiseException = "P0001"
 // after a failure seqshim answered, which may be a cancelled context.
 const abortTimeout = 5 * time.Second
 
-// TxFailed returns PostgreSQL's error for a statement in a transaction that
+// txFailed returns PostgreSQL's error for a statement in a transaction that
 // has failed, nil when the session is not in one.
-func (s *Session[A]) TxFailed() error {
+func (s *Session[A]) txFailed() error {
 	if s.db == nil || s.db.TxStatus() != 'E' {
 		return nil
 	}
@@ -101,7 +60,7 @@ func (s *Session[A]) Fail(ctx context.Context, err error) error {
 	defer cancel()
 	// The raise is expected to fail; if it could not be sent, the session
 	// is broken and the database driver reports so on its next use.
-	_ = s.db.Exec(ctx, raiseSQL(code, msg))
+	_, _ = s.db.Exec(ctx, raiseSQL(code, msg))
 	return err
 }
 

@@ -372,17 +372,17 @@ func localSetval(name string, hs *heldSeq, v int64, isCalled bool) error {
 	return nil
 }
 
-// Savepoint records SAVEPOINT name after the database ran it.
-func (s *Session[A]) Savepoint(name string) {
+// savepoint records SAVEPOINT name after the database ran it.
+func (s *Session[A]) savepoint(name string) {
 	if s.tx != nil {
 		s.tx.marks = append(s.tx.marks, mark{name, s.tx.clone()})
 	}
 }
 
-// RollbackTo records ROLLBACK TO SAVEPOINT name after the database ran it:
+// rollbackTo records ROLLBACK TO SAVEPOINT name after the database ran it:
 // the DDL held since goes. A savepoint the session does not know was taken
 // before any DDL was held.
-func (s *Session[A]) RollbackTo(name string) {
+func (s *Session[A]) rollbackTo(name string) {
 	if s.tx == nil {
 		return
 	}
@@ -397,8 +397,8 @@ func (s *Session[A]) RollbackTo(name string) {
 	s.revert(nil)
 }
 
-// Release records RELEASE SAVEPOINT name after the database ran it.
-func (s *Session[A]) Release(name string) {
+// release records RELEASE SAVEPOINT name after the database ran it.
+func (s *Session[A]) release(name string) {
 	if s.tx == nil {
 		return
 	}
@@ -462,6 +462,7 @@ func (s *Session[A]) revert(to *held) {
 // Rollback ends the transaction with rollback, the front end's way of
 // rolling back in the database: the held DDL goes.
 func (s *Session[A]) Rollback(ctx context.Context, rollback func(context.Context) error) error {
+	s.notePath(rewrite.EndsTransaction) // a SET made in it is undone
 	s.revert(nil)
 	s.began = false
 	return rollback(ctx)
@@ -472,6 +473,7 @@ func (s *Session[A]) Rollback(ctx context.Context, rollback func(context.Context
 // commit protocol in the package doc). rollback ends the database's
 // transaction instead when the store refused the DDL.
 func (s *Session[A]) Commit(ctx context.Context, commit, rollback func(context.Context) error) error {
+	s.notePath(rewrite.EndsTransaction) // SET LOCAL ends with it
 	h := s.tx
 	s.began = false
 	if h == nil {
@@ -562,10 +564,7 @@ func (s *Session[A]) definite(err error) bool {
 	if errors.As(err, &pe) || pgconn.SafeToRetry(err) {
 		return true
 	}
-	if c, ok := s.db.(interface{ IsClosed() bool }); ok && !c.IsClosed() {
-		return s.db.TxStatus() == 'I'
-	}
-	return false
+	return s.db != nil && !s.db.IsClosed() && s.db.TxStatus() == 'I'
 }
 
 // undoFn reverses one store change of [Session.apply].
@@ -732,46 +731,6 @@ func SetTestHook(f func(Hook)) {
 		f = func(Hook) {}
 	}
 	testHook = f
-}
-
-// PassThrough sends query, a text [Session.Plan] passed through, with send
-// while the session holds DDL ([Session.Holding]), so that COMMIT, ROLLBACK
-// and savepoints keep the held DDL in step: COMMIT runs the commit protocol,
-// with rollback as its way back. A text that mixes transaction control with
-// other statements is refused (0A000): send COMMIT or ROLLBACK on its own.
-func (s *Session[A]) PassThrough(ctx context.Context, query string, send, rollback func(context.Context) error) error {
-	ctls := rewrite.TxControls(s.eng.dialect, query)
-	var ctl rewrite.TxControl
-	for _, c := range ctls {
-		if c.Op != rewrite.TxNone {
-			if len(ctls) > 1 {
-				return s.Fail(ctx, errMixedControl)
-			}
-			ctl = c
-		}
-	}
-	switch ctl.Op {
-	case rewrite.TxCommit:
-		return s.Commit(ctx, send, rollback)
-	case rewrite.TxRollback:
-		return s.Rollback(ctx, send)
-	case rewrite.TxPrepare:
-		return s.Fail(ctx, &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: sequence.ErrInvalid,
-			Message: "seqshim: PREPARE TRANSACTION after sequence DDL in the transaction is not supported: the store cannot hold the DDL for a later COMMIT PREPARED; commit the sequence DDL in a transaction of its own"})
-	}
-	if err := send(ctx); err != nil {
-		return err
-	}
-	switch ctl.Op {
-	case rewrite.TxSavepoint:
-		s.Savepoint(ctl.Savepoint)
-	case rewrite.TxRollbackTo:
-		s.RollbackTo(ctl.Savepoint)
-	case rewrite.TxRelease:
-		s.Release(ctl.Savepoint)
-	}
-	s.AfterPassThrough(query)
-	return nil
 }
 
 var errMixedControl = &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: sequence.ErrInvalid,

@@ -104,7 +104,7 @@ func (c *Connector) SetSearchPath(path string, schemas ...string) {
 
 // catalog answers seqshim's catalog queries (internal/engine's
 // searchpath.go), nil for other queries.
-func (c *Connector) catalog(query string, args []driver.NamedValue) driver.Rows {
+func (c *Connector) catalog(query string, args []driver.NamedValue) *catalogRows {
 	if !strings.Contains(query, "pg_catalog.") {
 		return nil
 	}
@@ -186,10 +186,14 @@ func (d Driver) OpenConnector(name string) (driver.Connector, error) {
 	return d.c, nil
 }
 
-// Conn is a fake connection.
+// Conn is a fake connection. It is also the engine's way to its session
+// (seqshim's internal/engine.DB): a transaction status that follows the
+// transactions begun through it and the BEGIN, COMMIT and ROLLBACK it is
+// sent, no server parameters, and the catalog answers of its Connector.
 type Conn struct {
-	rec  *Recorder
-	conn *Connector
+	rec    *Recorder
+	conn   *Connector
+	status byte // 'I' or 'T'; 0 is 'I'
 	// LastRows is the Rows returned last, so tests can check identity.
 	LastRows *Rows
 	// LastTx is the Tx returned last.
@@ -232,13 +236,15 @@ func (c *Conn) Begin() (driver.Tx, error) { return c.BeginTx(context.Background(
 
 func (c *Conn) BeginTx(context.Context, driver.TxOptions) (driver.Tx, error) {
 	c.rec.count(func(k *Calls) { k.Begin++ })
-	c.LastTx = &Tx{rec: c.rec}
+	c.LastTx = &Tx{rec: c.rec, c: c}
+	c.status = 'T'
 	return c.LastTx, nil
 }
 
 func (c *Conn) ExecContext(_ context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	c.rec.count(func(k *Calls) { k.Exec++ })
 	c.rec.query(query, args)
+	c.follow(query)
 	c.LastResult = &Result{}
 	return c.LastResult, nil
 }
@@ -246,11 +252,69 @@ func (c *Conn) ExecContext(_ context.Context, query string, args []driver.NamedV
 func (c *Conn) QueryContext(_ context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	c.rec.count(func(k *Calls) { k.Query++ })
 	c.rec.query(query, args)
+	c.follow(query)
 	if r := c.conn.catalog(query, args); r != nil {
 		return r, nil
 	}
 	c.LastRows = &Rows{}
 	return c.LastRows, nil
+}
+
+// follow keeps the transaction status in step with a text that begins or
+// ends a transaction block: its first word decides.
+func (c *Conn) follow(query string) {
+	w, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(query)), " ")
+	switch strings.TrimSuffix(w, ";") {
+	case "begin", "start":
+		c.status = 'T'
+	case "commit", "end", "rollback", "abort":
+		c.status = 'I'
+	}
+}
+
+// TxStatus is the transaction status: 'T' in a transaction block, 'I'
+// otherwise.
+func (c *Conn) TxStatus() byte {
+	if c.status == 0 {
+		return 'I'
+	}
+	return c.status
+}
+
+// ParameterStatus reports no server parameter.
+func (c *Conn) ParameterStatus(string) string { return "" }
+
+// IsClosed reports false: a fake connection never breaks.
+func (c *Conn) IsClosed() bool { return false }
+
+// Exec is the engine's way to send a statement of its own: counted and
+// recorded as an ExecContext.
+func (c *Conn) Exec(ctx context.Context, query string) (int64, error) {
+	if _, err := c.ExecContext(ctx, query, nil); err != nil {
+		return 0, err
+	}
+	return 1, nil
+}
+
+// Query is the engine's way to run a catalog query: counted and recorded
+// as a QueryContext, answered from the Connector's settings, with no row
+// for other queries.
+func (c *Conn) Query(_ context.Context, query string, args ...string) ([][]string, error) {
+	named := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	c.rec.count(func(k *Calls) { k.Query++ })
+	c.rec.query(query, named)
+	r := c.conn.catalog(query, named)
+	if r == nil {
+		return nil, nil
+	}
+	row := make([]string, len(r.vals))
+	for i, v := range r.vals {
+		row[i] = v.(string)
+	}
+	return [][]string{row}, nil
 }
 
 func (c *Conn) Ping(context.Context) error {
@@ -312,15 +376,20 @@ func (s *Stmt) QueryContext(_ context.Context, args []driver.NamedValue) (driver
 }
 
 // Tx is a fake transaction.
-type Tx struct{ rec *Recorder }
+type Tx struct {
+	rec *Recorder
+	c   *Conn
+}
 
 func (t *Tx) Commit() error {
 	t.rec.count(func(k *Calls) { k.Commit++ })
+	t.c.status = 'I'
 	return nil
 }
 
 func (t *Tx) Rollback() error {
 	t.rec.count(func(k *Calls) { k.Rollback++ })
+	t.c.status = 'I'
 	return nil
 }
 

@@ -1,0 +1,289 @@
+// One lifecycle per statement, whatever the front end: the text and
+// arguments are handed over once ([Session.Run]); the answer comes back, or
+// what to send; after sending, the outcome is reported once
+// ([Session.Finish]). Everything between — held DDL and the commit
+// protocol, the search_path and read-only bookkeeping, error translation,
+// transaction abort — happens here.
+
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/seqshim/seqshim/rewrite"
+	"github.com/seqshim/seqshim/sequence"
+)
+
+// Step is what a front end does for one execution of a statement, as
+// [Session.Run] decided it.
+type Step struct {
+	// SQL is the text to send, "" when the statement was answered without
+	// the front end sending anything (RowsAffected, Rows).
+	SQL string
+	// AsIs: SQL is the text the front end gave, to be sent with the
+	// caller's arguments only (a prepared statement of the database's may
+	// be used for it).
+	AsIs bool
+	// Values are the values of the statement's sequence calls. When Bound,
+	// the front end binds Values[i] as parameter NumParams+1+i, after the
+	// caller's arguments; otherwise they are written into SQL. They are
+	// the session's scratch space: valid until its next Run.
+	Values []int64
+	Bound  bool
+	// Rows are the statement's result when it was answered here, or when
+	// its first statement was (then SQL, when set, is sent as a command
+	// first, and the result is still Rows). Nil: no rows.
+	Rows *Rows
+	// RowsAffected is the result of a statement answered here.
+	RowsAffected int64
+
+	st *Statement
+}
+
+// NumParams is the number of parameters of the statement as written: bound
+// Values are parameters NumParams+1, ….
+func (s *Step) NumParams() int { return s.st.NumParams() }
+
+// Run is the first half of a statement's lifecycle: it plans query (once
+// per text and session), does its sequence work with args, and returns
+// what the front end does next. After sending Step.SQL the front end
+// reports the outcome with [Session.Finish]; a Step with nothing to send is
+// finished already.
+//
+// Every error is as the application sees it: for the postgres dialect, a
+// *pgconn.PgError with PostgreSQL's SQLSTATE, the database's transaction
+// aborted if one is open ([Session.Fail]). A bug of seqshim's that panics
+// while reading the text is an error too (XX000, naming the statement,
+// logged), never a crashed process.
+func (s *Session[A]) Run(ctx context.Context, query string, args A) (step Step, err error) {
+	defer s.guard(ctx, query, &err)
+	p := s.plans[query]
+	if p == nil || p.injects && !s.sameDefaults(ctx, p) {
+		if p, err = s.prepare(ctx, query, p); err != nil {
+			return Step{}, err
+		}
+	}
+	if p == passThrough && s.tx == nil || s.eng.shadow != nil {
+		// The hot path: nothing to do but send it. In shadow mode, the
+		// database answers every statement as it would without seqshim,
+		// and its nextval calls are counted once it succeeded.
+		s.heardFrom()
+		if s.eng.shadow != nil {
+			s.shadowCount(p.plan, args)
+		}
+		return Step{SQL: query, AsIs: true, st: p}, nil
+	}
+	if p.plan == nil || p.plan.PassThrough() {
+		return s.passThroughStep(ctx, query, p)
+	}
+	return s.planned(ctx, p, args)
+}
+
+// Prepare is what a front end's prepared statement does once, when the
+// program prepares query: its plan is made, a statement seqshim refuses
+// fails now, as a statement the database cannot parse would; and when the
+// text may go to the database as it is, prepare (the front end's own
+// preparation in the database) is called, its error translated as
+// [Session.Finish] does. Each execution then goes through [Session.Run]
+// with the same text.
+func (s *Session[A]) Prepare(ctx context.Context, query string, prepare func(context.Context) error) (st *Statement, err error) {
+	defer s.guard(ctx, query, &err)
+	p := s.plans[query]
+	if p == nil || p.injects && !s.sameDefaults(ctx, p) {
+		if p, err = s.prepare(ctx, query, p); err != nil {
+			return nil, err
+		}
+	}
+	if s.eng.shadow == nil && p.plan != nil {
+		if p.plan.Err != nil {
+			return nil, s.Fail(ctx, s.typeError(ctx, p.plan.Err))
+		}
+		if p.pathErr != nil {
+			return nil, s.Fail(ctx, p.pathErr)
+		}
+	}
+	if p.plan == nil || p.plan.PassThrough() || s.eng.shadow != nil {
+		if err := prepare(ctx); err != nil {
+			return nil, s.DatabaseError(ctx, err)
+		}
+	}
+	return p, nil
+}
+
+// Finish is the second half of a statement's lifecycle: the front end sent
+// step.SQL and err is what the database answered. It returns the error as
+// the application sees it (a 42P01 about a sequence of the store becomes a
+// 0A000 saying why, see [Session.DatabaseError]) and, on success, keeps the
+// session in step with what ran: DISCARD, a transaction that ended, the
+// store sequences of a dropped schema or column.
+func (s *Session[A]) Finish(ctx context.Context, step *Step, err error) error {
+	p := step.st
+	if err != nil {
+		s.shadow = s.shadow[:0]
+		return s.DatabaseError(ctx, err)
+	}
+	switch {
+	case s.eng.shadow != nil:
+		s.shadowCounted()
+		s.afterPassThrough(step.SQL)
+		return nil
+	case p == passThrough || step.AsIs:
+		s.afterPassThrough(step.SQL)
+		return s.afterDatabase(ctx, step.SQL)
+	}
+	return s.afterStatements(ctx, p)
+}
+
+// planned is Run for a text with sequence work.
+func (s *Session[A]) planned(ctx context.Context, p *Statement, args A) (Step, error) {
+	if p.session {
+		// A planned text may change the search_path or drop a schema too
+		// (DROP is a trigger word: OWNED BY).
+		if err := s.sessionStatement(ctx, p.query); err != nil {
+			return Step{}, err
+		}
+	}
+	if s.orphansPending && s.db != nil && s.db.TxStatus() == 'I' {
+		if err := s.dropOrphans(ctx); err != nil {
+			return Step{}, s.Fail(ctx, err)
+		}
+	}
+	if p.plan.Err != nil {
+		return Step{}, s.Fail(ctx, s.typeError(ctx, p.plan.Err))
+	}
+	if p.pathErr != nil {
+		return Step{}, s.Fail(ctx, p.pathErr)
+	}
+	if s.dropsSchema(p.query) {
+		return s.runHere(ctx, p.query, p) // a statement of its own: nothing else to do
+	}
+	ev, err := s.evaluatePlan(ctx, p, args)
+	if err != nil {
+		return Step{}, err
+	}
+	if !ev.Send {
+		return Step{Rows: ev.First, RowsAffected: ev.RowsAffected, st: p}, nil
+	}
+	sql, bound := s.render(p, ev.Values)
+	return Step{SQL: sql, Values: ev.Values, Bound: bound, Rows: ev.First, st: p}, nil
+}
+
+// passThroughStep is Run for a text without sequence work that the session
+// must look at: it may change the search_path, drop a schema holding store
+// sequences, or control the transaction while DDL is held.
+func (s *Session[A]) passThroughStep(ctx context.Context, query string, p *Statement) (Step, error) {
+	s.heardFrom()
+	if p.session {
+		if err := s.sessionStatement(ctx, query); err != nil {
+			return Step{}, err
+		}
+	}
+	if p.plan != nil && s.orphansPending && s.db != nil && s.db.TxStatus() == 'I' {
+		if err := s.dropOrphans(ctx); err != nil {
+			return Step{}, s.Fail(ctx, err)
+		}
+	}
+	if s.tx != nil {
+		return s.heldPassThrough(ctx, query, p)
+	}
+	if s.dropsSchema(query) {
+		return s.runHere(ctx, query, p)
+	}
+	return Step{SQL: query, AsIs: true, st: p}, nil
+}
+
+// runHere sends query, a statement p the session must see complete before
+// it goes on (DROP SCHEMA … CASCADE: the store's sequences of the schema go
+// only once the database dropped it), and finishes it: the front end is
+// handed the result.
+func (s *Session[A]) runHere(ctx context.Context, query string, p *Statement) (Step, error) {
+	n, err := s.db.Exec(ctx, query)
+	sent := Step{SQL: query, AsIs: p.plan == nil || p.plan.PassThrough(), st: p}
+	if err := s.Finish(ctx, &sent, err); err != nil {
+		return Step{}, err
+	}
+	return Step{RowsAffected: n, st: p}, nil
+}
+
+// heldPassThrough is Run for a text without sequence work while the session
+// holds sequence DDL for its transaction: COMMIT runs the commit protocol
+// (the store first, then the COMMIT, sent here), ROLLBACK drops what is
+// held, and savepoints keep a copy of it, each sent here whichever way the
+// front end was given it (Exec, Query, a prepared statement). A text that
+// mixes transaction control with other statements is refused (0A000): send
+// COMMIT or ROLLBACK on its own.
+func (s *Session[A]) heldPassThrough(ctx context.Context, query string, p *Statement) (Step, error) {
+	ctls := rewrite.TxControls(s.eng.dialect, query)
+	var ctl rewrite.TxControl
+	for _, c := range ctls {
+		if c.Op != rewrite.TxNone {
+			if len(ctls) > 1 {
+				return Step{}, s.Fail(ctx, errMixedControl)
+			}
+			ctl = c
+		}
+	}
+	send := func(sql string) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := s.db.Exec(ctx, sql)
+			return err
+		}
+	}
+	done := Step{st: p}
+	switch ctl.Op {
+	case rewrite.TxNone, rewrite.TxBegin:
+		return Step{SQL: query, AsIs: true, st: p}, nil
+	case rewrite.TxCommit:
+		return done, s.Commit(ctx, send(query), send("ROLLBACK"))
+	case rewrite.TxRollback:
+		return done, s.Rollback(ctx, send(query))
+	case rewrite.TxPrepare:
+		return Step{}, s.Fail(ctx, &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: sequence.ErrInvalid,
+			Message: "seqshim: PREPARE TRANSACTION after sequence DDL in the transaction is not supported: the store cannot hold the DDL for a later COMMIT PREPARED; commit the sequence DDL in a transaction of its own"})
+	}
+	if err := send(query)(ctx); err != nil {
+		return Step{}, s.DatabaseError(ctx, err)
+	}
+	switch ctl.Op {
+	case rewrite.TxSavepoint:
+		s.savepoint(ctl.Savepoint)
+	case rewrite.TxRollbackTo:
+		s.rollbackTo(ctl.Savepoint)
+	case rewrite.TxRelease:
+		s.release(ctl.Savepoint)
+	}
+	s.afterPassThrough(query)
+	return done, nil
+}
+
+// codeInternalError is PostgreSQL's internal_error.
+const codeInternalError = "XX000"
+
+// maxQuoted bounds how much of a statement an internal error quotes.
+const maxQuoted = 200
+
+// guard is the boundary where text enters the core: a panic while reading
+// or running a statement — a bug of seqshim's — becomes an error naming
+// the statement, logged with its stack, and the database's transaction is
+// aborted as for any other failed statement. The process goes on.
+func (s *Session[A]) guard(ctx context.Context, query string, err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	quoted := query
+	if len(quoted) > maxQuoted {
+		quoted = quoted[:maxQuoted] + "…"
+	}
+	logger := s.eng.cache.Options().Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	logger.ErrorContext(ctx, "seqshim: internal error: a statement failed on a bug of seqshim's; please report it",
+		"statement", quoted, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	*err = s.Fail(ctx, &sequence.Error{Code: codeInternalError, Kind: sequence.ErrInvalid, Message: fmt.Sprintf(
+		"seqshim: internal error on the statement %q: %v (a bug of seqshim's, logged with its stack; the statement did not run)", quoted, r)})
+}
