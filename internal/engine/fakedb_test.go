@@ -22,7 +22,7 @@ type fakeDB struct {
 	user    string
 	schemas []string
 
-	fail    map[string]error // Exec of these statements fails so
+	fail map[string]error // Exec of these statements fails so
 
 	sent    []string // Exec
 	queries []string // Query
