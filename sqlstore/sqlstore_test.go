@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seqshim/seqshim/internal/storetest"
 	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/sequence"
+	"github.com/seqshim/seqshim/sequence/storetest"
 	"github.com/seqshim/seqshim/sqlstore"
 	_ "github.com/seqshim/seqshim/sqlstore/sqlite" // sqlite: URLs
 )

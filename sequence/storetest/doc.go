@@ -54,7 +54,4 @@
 // would have) race 4 goroutines each at the limit for three days and get
 // exactly the limit each day, and a [seqcache.Cache] ends Next with the
 // limit's error at once rather than waiting as for a transient failure.
-//
-// [Faulty] wraps a store to inject failures, for tests of callers (caches,
-// drivers) that must survive a failing store.
 package storetest
