@@ -9,8 +9,8 @@ import (
 	"time"
 
 	seqdriver "github.com/seqshim/seqshim/driver"
-	"github.com/seqshim/seqshim/internal/testenv"
 	"github.com/seqshim/seqshim/internal/testkit/faultstore"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/sequence"
 )
