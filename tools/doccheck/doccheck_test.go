@@ -52,6 +52,7 @@ func TestFixture(t *testing.T) {
 		"a/a.go:21: [Good.G] is not a doc link: package a declares no exported Good.G",
 		"a/a.go:32: [Limitless] is not a doc link: package a declares no exported Limitless",
 		"a/a.go:38: [Newer] is not a doc link: package a declares no exported Newer",
+		`b/b.go:2: "# Not a heading" is no heading but a line of a paragraph: a heading needs a blank line before and after it`,
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -61,11 +62,11 @@ func TestFixture(t *testing.T) {
 func TestRun(t *testing.T) {
 	var out bytes.Buffer
 	err := run([]string{"testdata/mod"}, &out)
-	if err == nil || err.Error() != "20 broken references" {
-		t.Errorf("run on the fixture: %v, want 20 broken references", err)
+	if err == nil || err.Error() != "21 broken references" {
+		t.Errorf("run on the fixture: %v, want 21 broken references", err)
 	}
-	if n := strings.Count(out.String(), "\n"); n != 20 {
-		t.Errorf("run wrote %d lines, want 20:\n%s", n, out.String())
+	if n := strings.Count(out.String(), "\n"); n != 21 {
+		t.Errorf("run wrote %d lines, want 21:\n%s", n, out.String())
 	}
 	if err := run([]string{"a", "b"}, &out); err == nil {
 		t.Error("run with two arguments: no error")

@@ -188,6 +188,11 @@ func (c *goChecker) checkDoc(d *doc.Package, it docItem) []problem {
 		problems = append(problems, problem{file: file, line: line, msg: "[" + written + "] " + fmt.Sprintf(format, args...)})
 	}
 	parsed := d.Parser().Parse(it.text)
+	for _, h := range strayHeadings(parsed.Content) {
+		file, line := c.locate(it, h)
+		problems = append(problems, problem{file: file, line: line,
+			msg: fmt.Sprintf("%q is no heading but a line of a paragraph: a heading needs a blank line before and after it", h)})
+	}
 	walkText(parsed.Content, func(t comment.Text) {
 		switch t := t.(type) {
 		case comment.Plain:
@@ -203,6 +208,35 @@ func (c *goChecker) checkDoc(d *doc.Package, it docItem) []problem {
 		}
 	})
 	return problems
+}
+
+// strayHeadings returns the lines of paragraphs that are written as
+// headings ("# Section") but, run into the text around them, are not.
+func strayHeadings(blocks []comment.Block) []string {
+	var out []string
+	for _, b := range blocks {
+		switch b := b.(type) {
+		case *comment.Paragraph:
+			var text strings.Builder
+			for _, t := range b.Text {
+				if p, ok := t.(comment.Plain); ok {
+					text.WriteString(string(p))
+				} else {
+					text.WriteString("x") // a link: not the start of a line
+				}
+			}
+			for _, line := range strings.Split(text.String(), "\n") {
+				if strings.HasPrefix(line, "# ") {
+					out = append(out, line)
+				}
+			}
+		case *comment.List:
+			for _, item := range b.Items {
+				out = append(out, strayHeadings(item.Content)...)
+			}
+		}
+	}
+	return out
 }
 
 // walkText calls fn for every text outside code blocks and link texts.

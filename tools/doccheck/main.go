@@ -17,16 +17,20 @@
 // methods) are parsed, and the doc links in them checked. A doc link is
 // written in one of these forms:
 //
-//		[Name]  [Name.Method]  [pkg.Name]  [pkg.Name.Method]  [pkg]
+//	[Name]  [Name.Method]  [pkg.Name]  [pkg.Name.Method]  [pkg]
 //
-//	  - One that go/doc could not resolve, and so leaves as plain text, is
-//	    reported: a name the package does not declare (or does not export), or
-//	    a package it does not import (a link to package seqcache from a package
-//	    that does not import it; write the full import path instead).
-//	  - One that go/doc did resolve is followed: a link into another package
-//	    must name something that package declares (go/doc checks only that
-//	    the package is imported), and a link to a package must name one that
-//	    exists.
+// Reported are:
+//
+//   - a doc link go/doc could not resolve, and so leaves as plain text: a
+//     name the package does not declare (or does not export), or a package
+//     it does not import (a link to package seqcache from a package that
+//     does not import it; write the full import path instead);
+//   - a doc link go/doc did resolve, followed into its package, that names
+//     something the package does not declare (go/doc checks only that the
+//     package is imported), or a package that does not exist;
+//   - a line written as a heading ("# Section") but run into a paragraph,
+//     for want of a blank line before or after it: the section other docs
+//     refer to by name does not exist.
 //
 // Brackets that are no doc link are left alone: a number, one letter, a
 // lower-case word that names no package of the module, a word in capitals

@@ -1,4 +1,9 @@
 // Package b is imported by a.
+// # Not a heading
+//
+// # Heading
+//
+// Text.
 package b
 
 // T is a type.
