@@ -283,9 +283,11 @@
 //     A transaction ended behind seqshim's back (a procedure's COMMIT, the
 //     raw *pgx.Conn) drops the DDL it held.
 //   - A column default that is a nextval call alone (DEFAULT nextval('s'),
-//     or nextval('s'::regclass)), like serial and identity columns, in
-//     CREATE TABLE or ALTER TABLE is served from the store (see What happens
-//     to a statement). Any other sequence call in a definition would be
+//     or nextval('s'::regclass)) of a store sequence, like serial and
+//     identity columns, in CREATE TABLE or ALTER TABLE is served from the
+//     store (see What happens to a statement); one of a sequence the store
+//     does not have, the database's own, stays in the database. Any other
+//     sequence call in a definition would be
 //     evaluated by the database from its own sequence, not by seqshim: an
 //     expression around the call (DEFAULT nextval('s') + 1), a CHECK, a
 //     view, CREATE TABLE … AS SELECT nextval(…) are refused with 0A000;
