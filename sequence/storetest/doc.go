@@ -28,7 +28,7 @@
 //		})
 //	}
 //
-//	// Only for a store that implements daily limits (sequence.Spec.DailyLimit).
+//	// Daily limits (sequence.Spec.DailyLimit), on the suite's clock.
 //	func TestContractBudget(t *testing.T) {
 //		storetest.RunBudget(t, func(t *testing.T, now func() time.Time) sequence.Store {
 //			st := mystore.New(..., mystore.WithClock(now))
@@ -42,7 +42,7 @@
 //	go test -race -run TestContract ./...
 //
 // Each part is a subtest (TestContract/Reserve, TestContract/Concurrent, …),
-// so -run TestContract/Reserve runs one of them. A store the suite finds
+// so -run 'TestContract/Reserve$' runs one of them. A store the suite finds
 // wrong fails with the call, what the store answered and what it should
 // have answered.
 //
@@ -68,9 +68,10 @@
 // a [sequence.Spec] and a [sequence.Position] per name, compute every block
 // with [sequence.Spec.Reserve] ([sequence.Spec.ReserveAt] under a daily
 // limit), every ALTER with [sequence.Clauses.Alter], every setval with
-// [sequence.Spec.SetVal] and every release with [sequence.Spec.Release], and
-// return the errors [sequence.NotFoundError] and [sequence.ExistsError]
-// build. Do not re-implement the arithmetic.
+// [sequence.Spec.SetVal] and every release with [sequence.Spec.Release],
+// return the errors they return, and [sequence.NotFoundError] and
+// [sequence.ExistsError] for a missing or a taken name. Do not re-implement
+// the arithmetic.
 //
 // # What Run checks
 //
