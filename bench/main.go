@@ -11,7 +11,8 @@
 // Flags: -o FILE (default BENCHMARKS.md), -rounds N (rounds of each cache
 // hot-path comparison, default 5), -pg-time D (time spent on each PostgreSQL
 // comparison, in blocks of 1,000 interleaved pairs, default 30s), -store-time
-// D (length of the 10,000 values/s run, default 15s).
+// D (length of the steady-rate run for store writes, default 15s), -rate N
+// (values per second of that run, default 10,000).
 package main
 
 import (

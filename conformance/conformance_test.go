@@ -19,7 +19,7 @@ import (
 
 	"github.com/seqshim/seqshim/conformance"
 	_ "github.com/seqshim/seqshim/driver" // driver "seqshim"
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the scenarios' expectations with PostgreSQL's transcripts")

@@ -92,9 +92,9 @@
 //
 // # Uniqueness under faults
 //
-// TestTorture (torture_test.go, pieces in internal/torture) runs 8 child
-// processes × 32 goroutines drawing values through the seqshim driver from
-// one dynalite table behind a fault proxy (responses dropped after the store
+// TestTorture (torture_test.go, pieces in internal/testkit/torture) runs 8
+// child processes × 32 goroutines drawing values through the seqshim driver
+// from one dynalite table behind a fault proxy (responses dropped after the store
 // applied them, delays, resets), while a controller SIGKILLs and restarts
 // them; every value handed out is recorded, and the checker requires 0
 // duplicates and 0 values going backwards within a process. TestOutage stops

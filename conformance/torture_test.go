@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seqshim/seqshim/conformance/internal/torture"
 	_ "github.com/seqshim/seqshim/driver" // driver "seqshim"
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/torture"
 	"github.com/seqshim/seqshim/seqcache"
 	"github.com/seqshim/seqshim/sequence"
 )

@@ -10,7 +10,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx", for the round trips between operations
 
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 )
 
 // BenchmarkCold measures what seqshim's own work costs as it runs in a

@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/seqshim/seqshim/driver/internal/fakedriver"
+	"github.com/seqshim/seqshim/internal/testkit/fakedriver"
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/seqcache"
 	"github.com/seqshim/seqshim/sequence"

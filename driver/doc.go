@@ -74,9 +74,9 @@
 // Options.MeterProvider and Options.Logger (Go only: no DSN parameter) go
 // to the cache: its OpenTelemetry instruments (seqshim.values.served,
 // seqshim.values.reserved, seqshim.values.wasted, seqshim.values.released,
-// seqshim.cache.remaining, seqshim.cache.runway, seqshim.refill.duration,
-// seqshim.wait.duration, seqshim.store.errors, seqshim.block.size, each with
-// the attribute seqshim.sequence) and its log lines (a refill failing,
+// seqshim.values.recovered, seqshim.cache.remaining, seqshim.cache.runway,
+// seqshim.refill.duration, seqshim.wait.duration, seqshim.store.errors,
+// seqshim.block.size, each with the attribute seqshim.sequence) and its log lines (a refill failing,
 // WARN; a caller that got no value, ERROR; the recovery, INFO; once per
 // change of state) are listed in package seqcache's documentation, under
 // Metrics and Logs. The defaults are the global provider,
@@ -282,9 +282,17 @@
 //     block ("CREATE SEQUENCE s; CREATE TABLE …") applies its DDL at once.
 //     A transaction ended behind seqshim's back (a procedure's COMMIT, the
 //     raw *pgx.Conn) drops the DDL it held.
-//   - A column DEFAULT nextval('s') would be evaluated by the database from
-//     its own sequence, not by seqshim: CREATE/ALTER statements with sequence
-//     calls are refused with 0A000; insert the value explicitly instead.
+//   - A column default that is a nextval call alone (DEFAULT nextval('s'),
+//     or nextval('s'::regclass)) of a store sequence, like serial and
+//     identity columns, in CREATE TABLE or ALTER TABLE is served from the
+//     store (see What happens to a statement); one of a sequence the store
+//     does not have, the database's own, stays in the database. Any other
+//     sequence call in a definition would be
+//     evaluated by the database from its own sequence, not by seqshim: an
+//     expression around the call (DEFAULT nextval('s') + 1), a CHECK, a
+//     view, CREATE TABLE … AS SELECT nextval(…) are refused with 0A000;
+//     insert the value explicitly instead. In the mysql and sqlite dialects
+//     every CREATE or ALTER statement with a sequence call is refused so.
 //   - A counter's daily limit (seqctl alter --daily-limit) reached makes
 //     nextval fail with SQLSTATE 54000, naming the sequence, the limit and
 //     when it resets (midnight UTC), once the values already cached are

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seqshim/seqshim/driver/internal/fakedriver"
+	"github.com/seqshim/seqshim/internal/testkit/fakedriver"
 	"github.com/seqshim/seqshim/memstore"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/seqshim/seqshim/driver"
-	"github.com/seqshim/seqshim/driver/internal/fakedriver"
+	"github.com/seqshim/seqshim/internal/testkit/fakedriver"
 )
 
 // The Go API around an inner connector. The inner connector here is an

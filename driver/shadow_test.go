@@ -9,8 +9,8 @@ import (
 	"time"
 
 	seqdriver "github.com/seqshim/seqshim/driver"
-	"github.com/seqshim/seqshim/internal/storetest"
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/faultstore"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/sequence"
 )
@@ -166,7 +166,7 @@ func TestShadow(t *testing.T) {
 // TestShadowStoreDown checks that a failing store changes nothing the
 // application sees in shadow mode, and shows in the figures.
 func TestShadowStoreDown(t *testing.T) {
-	f := storetest.NewFaulty(memstore.New())
+	f := faultstore.New(memstore.New())
 	f.SetDown(errors.New("store unreachable (injected)"))
 	db := seqshimDB(t, f, func(o *seqdriver.Options) { o.Mode = seqdriver.ModeShadow; o.MaxWait = 100 * time.Millisecond })
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)

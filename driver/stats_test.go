@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	seqdriver "github.com/seqshim/seqshim/driver"
-	"github.com/seqshim/seqshim/driver/internal/fakedriver"
+	"github.com/seqshim/seqshim/internal/testkit/fakedriver"
 	"github.com/seqshim/seqshim/seqcache"
 )
 

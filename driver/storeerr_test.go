@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/sequence"
 )
 

@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/seqshim/seqshim/internal/engine"
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/sequence"
 	"github.com/seqshim/seqshim/sqlstore"
 )

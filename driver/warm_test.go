@@ -11,8 +11,8 @@ import (
 	"time"
 
 	seqdriver "github.com/seqshim/seqshim/driver"
-	"github.com/seqshim/seqshim/internal/storetest"
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/faultstore"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/sequence"
 )
@@ -73,7 +73,7 @@ func TestWarm(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				f := storetest.NewFaulty(st)
+				f := faultstore.New(st)
 				f.SetDown(errDown)
 				return "", f, func() { f.SetDown(nil) }
 			},

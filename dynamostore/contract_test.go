@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/seqshim/seqshim/dynamostore"
-	"github.com/seqshim/seqshim/internal/storetest"
 	"github.com/seqshim/seqshim/sequence"
+	"github.com/seqshim/seqshim/sequence/storetest"
 )
 
 // TestContract runs the shared store contract, once without a key prefix and

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/seqshim/seqshim/dynamostore"
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/sequence"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/seqshim/seqshim/dynamostore"
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/sequence"
 )
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seqshim/seqshim/internal/storetest"
 	"github.com/seqshim/seqshim/sequence"
+	"github.com/seqshim/seqshim/sequence/storetest"
 )
 
 func TestContract(t *testing.T) {

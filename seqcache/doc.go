@@ -120,6 +120,7 @@
 // process, from its next reservation and without a restart. A zero field
 // keeps the Option; where a policy bound and an Option bound cross, the
 // policy's wins. [Handle.Policy] returns the policy in force.
+//
 // # Revalidation
 //
 // PostgreSQL's CACHE keeps setval and ALTER SEQUENCE run by one session

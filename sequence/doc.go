@@ -43,7 +43,10 @@
 // away, from the one a cached [Block] came from) and [Recoverer] (the block
 // of a reservation whose answer was lost, proved by the caller's [Token]).
 // Packages memstore, sqlstore and dynamostore implement [Store], [Releaser]
-// and [Validator]; sqlstore and dynamostore also [Recoverer].
+// and [Validator]; sqlstore and dynamostore also [Recoverer]. Each runs the
+// contract's test suite, package
+// [github.com/seqshim/seqshim/sequence/storetest], which a store written
+// outside this repository can run as well.
 //
 // # Errors
 //

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/sequence"
 	"github.com/seqshim/seqshim/sqlstore"
 )

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/sequence"
 	"github.com/seqshim/seqshim/sqlstore"
 )

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seqshim/seqshim/internal/storetest"
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/sequence"
+	"github.com/seqshim/seqshim/sequence/storetest"
 	"github.com/seqshim/seqshim/sqlstore"
 	_ "github.com/seqshim/seqshim/sqlstore/sqlite" // sqlite: URLs
 )
@@ -36,22 +36,8 @@ func openT(t testing.TB, rawurl string, optFns ...func(*sqlstore.Options)) *sqls
 	return st
 }
 
-// TestContractSQLite: every subtest opens its own Store (its own *sql.DB) on
-// one shared file, as separate processes would.
-func TestContractSQLite(t *testing.T) {
-	url := "sqlite:" + filepath.Join(t.TempDir(), "seq.db")
-	storetest.Run(t, func(t *testing.T) sequence.Store { return openT(t, url) })
-}
-
-// TestContractBudgetSQLite runs the daily-limit contract on one SQLite file:
-// each handle is a Store of its own (its own *sql.DB), as separate processes
-// would have.
-func TestContractBudgetSQLite(t *testing.T) {
-	url := "sqlite:" + filepath.Join(t.TempDir(), "seq.db")
-	storetest.RunBudget(t, func(t *testing.T, now func() time.Time) sequence.Store {
-		return openT(t, url, func(o *sqlstore.Options) { o.Now = now })
-	})
-}
+// The contract on SQLite runs in package sqlite (sqlstore/sqlite), through
+// its Open.
 
 // TestContractBudgetPostgres runs the daily-limit contract on a table of its
 // own in the test PostgreSQL, each handle a Store with its own pool.

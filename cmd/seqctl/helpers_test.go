@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/sequence"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 )
 
 func TestPgxExample(t *testing.T) {

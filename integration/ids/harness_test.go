@@ -24,7 +24,7 @@ import (
 
 	_ "github.com/seqshim/seqshim/driver" // "seqshim"
 	"github.com/seqshim/seqshim/internal/storeurl"
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/sequence"
 	_ "github.com/seqshim/seqshim/sqlstore/sqlite" // sqlite: stores
 )

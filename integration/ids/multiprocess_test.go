@@ -21,7 +21,7 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/seqshim/seqshim/internal/storeurl"
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/sequence"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	_ "github.com/seqshim/seqshim/driver"
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/sqlstore"
 	_ "github.com/seqshim/seqshim/sqlstore/sqlite" // the sqlite: store
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/seqshim/seqshim/driver"
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 )
 
 // TestMain skips every recipe when there is no test PostgreSQL: an Example

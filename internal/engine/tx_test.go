@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 )
 
 // raiseSQL's statement fails in PostgreSQL with the code and message asked

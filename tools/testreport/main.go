@@ -5,7 +5,7 @@
 // summary lines, read from -extra). It exits 1 when a test or package
 // failed.
 //
-//	go test -json ./... | go run ./internal/cmd/testreport -label tests
+//	go test -json ./... | go run ./tools/testreport -label tests
 package main
 
 import (

@@ -1,4 +1,10 @@
-package storetest
+// Package faultstore wraps a store to inject failures, for seqshim's tests
+// of callers (caches, the driver's warm-up and shadow mode) that must
+// survive a failing store. It is test scaffolding, not part of the store
+// contract: a store author runs package [storetest] instead.
+//
+// [storetest]: https://pkg.go.dev/github.com/seqshim/seqshim/sequence/storetest
+package faultstore
 
 import (
 	"context"
@@ -7,7 +13,7 @@ import (
 	"github.com/seqshim/seqshim/sequence"
 )
 
-// Operation names used by [Faulty].
+// Operation names used by [Store].
 const (
 	OpReserve  = "Reserve"
 	OpRelease  = "Release"
@@ -21,12 +27,12 @@ const (
 	OpGen      = "Gen"
 )
 
-// Faulty wraps a store and injects failures, for tests of code that must
+// Store wraps a store and injects failures, for tests of code that must
 // survive a failing store. A fault either stops the call before it reaches the
 // store (the store is untouched) or, with applied, lets the store apply it and
 // loses the response (the ambiguous case: a reserved block that must become a
-// gap). Faulty is safe for concurrent use.
-type Faulty struct {
+// gap). Store is safe for concurrent use.
+type Store struct {
 	store sequence.Store
 
 	mu     sync.Mutex
@@ -42,19 +48,19 @@ type fault struct {
 }
 
 var (
-	_ sequence.Store     = (*Faulty)(nil)
-	_ sequence.Releaser  = (*Faulty)(nil)
-	_ sequence.Validator = (*Faulty)(nil)
+	_ sequence.Store     = (*Store)(nil)
+	_ sequence.Releaser  = (*Store)(nil)
+	_ sequence.Validator = (*Store)(nil)
 )
 
-// NewFaulty wraps st; with no fault set it forwards every call.
-func NewFaulty(st sequence.Store) *Faulty {
-	return &Faulty{store: st, calls: map[string]int{}}
+// New wraps st; with no fault set it forwards every call.
+func New(st sequence.Store) *Store {
+	return &Store{store: st, calls: map[string]int{}}
 }
 
 // SetDown makes every call fail with err before reaching the store until
 // SetDown(nil).
-func (f *Faulty) SetDown(err error) {
+func (f *Store) SetDown(err error) {
 	f.mu.Lock()
 	f.down = err
 	f.mu.Unlock()
@@ -63,21 +69,21 @@ func (f *Faulty) SetDown(err error) {
 // FailNext makes the next call of op (an Op constant, or "" for any) fail with
 // err. With applied, the store performs the call first and its result is
 // discarded. Faults queue up and fire in order.
-func (f *Faulty) FailNext(op string, err error, applied bool) {
+func (f *Store) FailNext(op string, err error, applied bool) {
 	f.mu.Lock()
 	f.queued = append(f.queued, fault{op: op, err: err, applied: applied})
 	f.mu.Unlock()
 }
 
 // Calls returns how many calls of op were made, failed ones included.
-func (f *Faulty) Calls(op string) int {
+func (f *Store) Calls(op string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.calls[op]
 }
 
 // before counts the call and returns the fault to apply to it, if any.
-func (f *Faulty) before(op string) (fault, bool) {
+func (f *Store) before(op string) (fault, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls[op]++
@@ -94,7 +100,7 @@ func (f *Faulty) before(op string) (fault, bool) {
 }
 
 // do runs call under the fault, if any, for op.
-func do[T any](f *Faulty, op string, call func() (T, error)) (T, error) {
+func do[T any](f *Store, op string, call func() (T, error)) (T, error) {
 	var zero T
 	q, ok := f.before(op)
 	if !ok {
@@ -107,13 +113,13 @@ func do[T any](f *Faulty, op string, call func() (T, error)) (T, error) {
 }
 
 // Reserve implements [sequence.Reserver].
-func (f *Faulty) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
+func (f *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Block, error) {
 	return do(f, OpReserve, func() (sequence.Block, error) { return f.store.Reserve(ctx, name, n) })
 }
 
 // Release implements [sequence.Releaser]; it answers false, nil when the
 // wrapped store does not.
-func (f *Faulty) Release(ctx context.Context, name string, unused sequence.Block) (bool, error) {
+func (f *Store) Release(ctx context.Context, name string, unused sequence.Block) (bool, error) {
 	return do(f, OpRelease, func() (bool, error) {
 		if r, ok := f.store.(sequence.Releaser); ok {
 			return r.Release(ctx, name, unused)
@@ -124,44 +130,44 @@ func (f *Faulty) Release(ctx context.Context, name string, unused sequence.Block
 
 // Gen implements [sequence.Validator] with [sequence.ReadGen] of the
 // wrapped store.
-func (f *Faulty) Gen(ctx context.Context, name string) (uint64, error) {
+func (f *Store) Gen(ctx context.Context, name string) (uint64, error) {
 	return do(f, OpGen, func() (uint64, error) { return sequence.ReadGen(ctx, f.store, name) })
 }
 
 // Create implements [sequence.Admin].
-func (f *Faulty) Create(ctx context.Context, name string, spec sequence.Spec, pos sequence.Position) error {
+func (f *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos sequence.Position) error {
 	_, err := do(f, OpCreate, func() (struct{}, error) { return struct{}{}, f.store.Create(ctx, name, spec, pos) })
 	return err
 }
 
 // Alter implements [sequence.Admin].
-func (f *Faulty) Alter(ctx context.Context, name string, c sequence.Clauses) (sequence.Info, error) {
+func (f *Store) Alter(ctx context.Context, name string, c sequence.Clauses) (sequence.Info, error) {
 	return do(f, OpAlter, func() (sequence.Info, error) { return f.store.Alter(ctx, name, c) })
 }
 
 // Rename implements [sequence.Admin].
-func (f *Faulty) Rename(ctx context.Context, name, newName string) error {
+func (f *Store) Rename(ctx context.Context, name, newName string) error {
 	_, err := do(f, OpRename, func() (struct{}, error) { return struct{}{}, f.store.Rename(ctx, name, newName) })
 	return err
 }
 
 // Drop implements [sequence.Admin].
-func (f *Faulty) Drop(ctx context.Context, name string) error {
+func (f *Store) Drop(ctx context.Context, name string) error {
 	_, err := do(f, OpDrop, func() (struct{}, error) { return struct{}{}, f.store.Drop(ctx, name) })
 	return err
 }
 
 // Describe implements [sequence.Admin].
-func (f *Faulty) Describe(ctx context.Context, name string) (sequence.Info, error) {
+func (f *Store) Describe(ctx context.Context, name string) (sequence.Info, error) {
 	return do(f, OpDescribe, func() (sequence.Info, error) { return f.store.Describe(ctx, name) })
 }
 
 // List implements [sequence.Admin].
-func (f *Faulty) List(ctx context.Context) ([]sequence.Info, error) {
+func (f *Store) List(ctx context.Context) ([]sequence.Info, error) {
 	return do(f, OpList, func() ([]sequence.Info, error) { return f.store.List(ctx) })
 }
 
 // SetVal implements [sequence.Admin].
-func (f *Faulty) SetVal(ctx context.Context, name string, value int64, isCalled bool) (sequence.Info, error) {
+func (f *Store) SetVal(ctx context.Context, name string, value int64, isCalled bool) (sequence.Info, error) {
 	return do(f, OpSetVal, func() (sequence.Info, error) { return f.store.SetVal(ctx, name, value, isCalled) })
 }

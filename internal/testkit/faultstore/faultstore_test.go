@@ -1,23 +1,24 @@
-package storetest_test
+package faultstore_test
 
 import (
 	"errors"
 	"testing"
 
-	"github.com/seqshim/seqshim/internal/storetest"
+	"github.com/seqshim/seqshim/internal/testkit/faultstore"
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/sequence"
+	"github.com/seqshim/seqshim/sequence/storetest"
 )
 
-// TestFaultyContract: with no fault set, Faulty is a transparent store.
-func TestFaultyContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) sequence.Store { return storetest.NewFaulty(memstore.New()) })
+// TestContract: with no fault set, Store is a transparent store.
+func TestContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) sequence.Store { return faultstore.New(memstore.New()) })
 }
 
-func TestFaulty(t *testing.T) {
+func TestFaults(t *testing.T) {
 	ctx := t.Context()
 	mem := memstore.New()
-	f := storetest.NewFaulty(mem)
+	f := faultstore.New(mem)
 	if err := f.Create(ctx, "s", sequence.DefaultSpec(), sequence.DefaultSpec().Initial()); err != nil {
 		t.Fatal(err)
 	}
@@ -33,11 +34,11 @@ func TestFaulty(t *testing.T) {
 		wantErr   error
 	}{
 		{"ok", func() {}, 1, nil},
-		{"before", func() { f.FailNext(storetest.OpReserve, boom, false) }, 0, boom},
+		{"before", func() { f.FailNext(faultstore.OpReserve, boom, false) }, 0, boom},
 		{"unaffected by before", func() {}, 11, nil},
 		{"applied", func() { f.FailNext("", boom, true) }, 0, boom},
 		{"gap after applied", func() {}, 31, nil},
-		{"other op queued", func() { f.FailNext(storetest.OpDrop, boom, false) }, 41, nil},
+		{"other op queued", func() { f.FailNext(faultstore.OpDrop, boom, false) }, 41, nil},
 		{"down", func() { f.SetDown(boom) }, 0, boom},
 		{"up", func() { f.SetDown(nil) }, 51, nil},
 	}
@@ -51,7 +52,7 @@ func TestFaulty(t *testing.T) {
 	if err := f.Drop(ctx, "s"); !errors.Is(err, boom) {
 		t.Errorf("queued Drop fault: %v", err)
 	}
-	if got := f.Calls(storetest.OpReserve); got != len(steps) {
+	if got := f.Calls(faultstore.OpReserve); got != len(steps) {
 		t.Errorf("Calls(Reserve) = %d, want %d", got, len(steps))
 	}
 }

@@ -13,25 +13,25 @@ import (
 	"github.com/seqshim/seqshim/sequence"
 )
 
-// Clock is a fake clock for the stores under test: it moves only when told.
+// fakeClock is the stores' clock under RunBudget: it moves only when told.
 // It is safe for concurrent use.
-type Clock struct {
+type fakeClock struct {
 	mu sync.Mutex // guards t
 	t  time.Time
 }
 
-// NewClock returns a clock stopped at t.
-func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+// newFakeClock returns a clock stopped at t.
+func newFakeClock(t time.Time) *fakeClock { return &fakeClock{t: t} }
 
 // Now returns the clock's time; pass it as a store's clock option.
-func (c *Clock) Now() time.Time {
+func (c *fakeClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
 }
 
 // Set moves the clock to t.
-func (c *Clock) Set(t time.Time) {
+func (c *fakeClock) Set(t time.Time) {
 	c.mu.Lock()
 	c.t = t
 	c.mu.Unlock()
@@ -40,20 +40,20 @@ func (c *Clock) Set(t time.Time) {
 // RunBudget runs the daily-limit part of the store contract
 // ([sequence.Spec.DailyLimit], see [sequence.Reserver]) against the stores
 // open returns. open gets the run's one fake clock, which the store must use
-// as its clock option (memstore.Options.Now, sqlstore.Options.Now,
-// dynamostore.Options.Now); the tests move it across UTC days. Every store
-// open returns within one RunBudget call must share its data with the others,
-// as handles of separate processes on one store do: the concurrency test
-// opens 8 of them and races them at the limit, 4 goroutines on each (8
-// goroutines with a handle each stand for 8 processes here; package driver's
-// TestMultiProcessDailyLimit runs real processes).
+// as its clock (as memstore, sqlstore and dynamostore take it in their
+// Options.Now); the tests move it across UTC days. Every store open returns
+// within one RunBudget call must share its data with the others, as handles
+// of separate processes on one store do: the concurrency test opens 8 of them
+// and races them at the limit, 4 goroutines on each (8 goroutines with a
+// handle each stand for 8 processes here; seqshim's driver tests run real
+// processes).
 func RunBudget(t *testing.T, open func(t *testing.T, now func() time.Time) sequence.Store) {
 	t.Helper()
 	n := newNamer(t)
-	clock := NewClock(time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC))
+	clock := newFakeClock(time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC))
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, clock *Clock, open func(t *testing.T) sequence.Store, n namer)
+		fn   func(t *testing.T, clock *fakeClock, open func(t *testing.T) sequence.Store, n namer)
 	}{
 		{"Limit", testBudgetLimit},
 		{"Alter", testBudgetAlter},
@@ -72,7 +72,7 @@ func RunBudget(t *testing.T, open func(t *testing.T, now func() time.Time) seque
 type budgetModel struct {
 	model
 	usage sequence.Usage
-	clock *Clock
+	clock *fakeClock
 }
 
 // reserveBudget reserves n values in st and checks the block, or the error,
@@ -105,12 +105,12 @@ func describeBudget(t *testing.T, st sequence.Store, m *budgetModel) sequence.In
 	return info
 }
 
-func createBudget(t *testing.T, st sequence.Store, clock *Clock, name string, c sequence.Clauses) *budgetModel {
+func createBudget(t *testing.T, st sequence.Store, clock *fakeClock, name string, c sequence.Clauses) *budgetModel {
 	t.Helper()
 	return &budgetModel{model: *create(t, st, name, c), clock: clock}
 }
 
-func testBudgetLimit(t *testing.T, clock *Clock, open func(t *testing.T) sequence.Store, n namer) {
+func testBudgetLimit(t *testing.T, clock *fakeClock, open func(t *testing.T) sequence.Store, n namer) {
 	st := open(t)
 	day := sequence.DayOf(clock.Now())
 	m := createBudget(t, st, clock, n.name("s"), sequence.Clauses{DailyLimit: sequence.Int64(100)})
@@ -164,7 +164,7 @@ func testBudgetLimit(t *testing.T, clock *Clock, open func(t *testing.T) sequenc
 	describeBudget(t, st, free)
 }
 
-func testBudgetAlter(t *testing.T, clock *Clock, open func(t *testing.T) sequence.Store, n namer) {
+func testBudgetAlter(t *testing.T, clock *fakeClock, open func(t *testing.T) sequence.Store, n namer) {
 	st := open(t)
 	ctx := t.Context()
 	day := sequence.DayOf(clock.Now())
@@ -250,7 +250,7 @@ func testBudgetAlter(t *testing.T, clock *Clock, open func(t *testing.T) sequenc
 	describeBudget(t, st, m)
 }
 
-func testBudgetConcurrent(t *testing.T, clock *Clock, open func(t *testing.T) sequence.Store, n namer) {
+func testBudgetConcurrent(t *testing.T, clock *fakeClock, open func(t *testing.T) sequence.Store, n namer) {
 	const handles, perHandle, limit = 8, 4, 1000
 	stores := make([]sequence.Store, handles)
 	for i := range stores {
@@ -314,7 +314,7 @@ func testBudgetConcurrent(t *testing.T, clock *Clock, open func(t *testing.T) se
 	checkExact(t, all, 1, 3*limit)
 }
 
-func testBudgetCache(t *testing.T, clock *Clock, open func(t *testing.T) sequence.Store, n namer) {
+func testBudgetCache(t *testing.T, clock *fakeClock, open func(t *testing.T) sequence.Store, n namer) {
 	const limit = 250
 	st := open(t)
 	m := createBudget(t, st, clock, n.name("s"), sequence.Clauses{DailyLimit: sequence.Int64(limit)})

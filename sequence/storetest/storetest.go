@@ -17,8 +17,10 @@ import (
 	"github.com/seqshim/seqshim/sequence"
 )
 
-// Run runs the whole store contract against the stores open returns. See the
-// package documentation for what open may return.
+// Run runs the store contract, but for daily limits ([RunBudget]), against
+// the stores open returns, each part a subtest. open is called once per
+// subtest; it may return a fresh store or one shared by every subtest (see
+// the package documentation).
 func Run(t *testing.T, open func(t *testing.T) sequence.Store) {
 	t.Helper()
 	n := newNamer(t)

@@ -1,0 +1,2 @@
+// Package skipped is in testdata: [Broken] is not checked.
+package skipped

@@ -1,0 +1,2 @@
+// Package c is not imported by a.
+package c

@@ -1,0 +1,2 @@
+// Package n is a module of its own: [Broken] is not checked.
+package n
