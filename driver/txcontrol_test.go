@@ -28,7 +28,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/seqshim/seqshim/internal/storeurl"
-	"github.com/seqshim/seqshim/internal/testenv"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/sequence"
 )
 

@@ -52,6 +52,7 @@ type tableSet struct {
 type defaults struct {
 	set     atomic.Pointer[tableSet] // nil until the first load
 	loading atomic.Bool              // a background load is running
+	forgot  atomic.Uint64            // counts forgetDefaults: a load that saw it change is stale
 	mu      sync.Mutex               // serialises loads
 	version uint64                   // guarded by mu: the last version given
 }
@@ -94,14 +95,38 @@ func (e *Engine) loadedSet(ctx context.Context) *tableSet {
 	return ts
 }
 
-// loadDefaults reads every sequence's column defaults from the store.
+// loadDefaults reads every sequence's column defaults from the store. A
+// read that column DDL of the process overtook (forgetDefaults ran while
+// it read) is stale: it is read again, and never published.
 func (e *Engine) loadDefaults(ctx context.Context) error {
 	e.defaults.mu.Lock()
 	defer e.defaults.mu.Unlock()
-	infos, err := e.store.List(ctx)
-	if err != nil {
-		return e.storeErr(err)
+	for range maxDefaultsReads {
+		forgot := e.defaults.forgot.Load()
+		infos, err := e.store.List(ctx)
+		if err != nil {
+			return e.storeErr(err)
+		}
+		if e.defaults.forgot.Load() != forgot {
+			continue
+		}
+		ts := e.publishDefaults(infos)
+		if e.defaults.forgot.Load() != forgot {
+			// Forgotten while it was published: a forget that came
+			// after the check above stored nil before ts, or will.
+			e.defaults.set.CompareAndSwap(ts, nil)
+		}
+		return nil
 	}
+	return nil // left unloaded: the next statement that needs them reads again
+}
+
+// maxDefaultsReads bounds the reads of one load that column DDL keeps
+// overtaking.
+const maxDefaultsReads = 4
+
+// publishDefaults makes the column defaults of infos the engine's.
+func (e *Engine) publishDefaults(infos []sequence.Info) *tableSet {
 	tables := map[string]*rewrite.TableDefaults{}
 	for _, info := range infos {
 		for _, d := range info.Spec.Defaults {
@@ -122,7 +147,7 @@ func (e *Engine) loadDefaults(ctx context.Context) error {
 	ts := &tableSet{tables: tables, version: version}
 	ts.expire(defaultsTTL)
 	e.defaults.set.Store(ts)
-	return nil
+	return ts
 }
 
 // expire marks ts stale after d. The timer holds no goroutine until it
@@ -133,8 +158,12 @@ func (ts *tableSet) expire(d time.Duration) {
 }
 
 // forgetDefaults makes the next statement that may need the column
-// defaults read them again: after column DDL.
-func (e *Engine) forgetDefaults() { e.defaults.set.Store(nil) }
+// defaults read them again: after column DDL. A load reading the store
+// meanwhile does not publish what it read.
+func (e *Engine) forgetDefaults() {
+	e.defaults.forgot.Add(1)
+	e.defaults.set.Store(nil)
+}
 
 func sameTables(a, b map[string]*rewrite.TableDefaults) bool {
 	if len(a) != len(b) {
