@@ -22,6 +22,9 @@ func build(d Dialect, sql string) *Plan {
 	for _, r := range split(l) {
 		st := analyze(l, r)
 		st.dialect, st.params = d, l.params
+		if d == Postgres {
+			p.effects(l, l.toks[r.a:r.b], &st)
+		}
 		if st.Kind == Rewrite {
 			st.firstParam = l.params + 1 + calls
 			calls += len(st.Calls)
@@ -31,12 +34,16 @@ func build(d Dialect, sql string) *Plan {
 		}
 		p.Statements = append(p.Statements, st)
 	}
+	p.passThrough = true
 	for i := range p.Statements {
 		if p.Statements[i].Kind != PassThrough {
-			return p
+			p.passThrough = false
 		}
 	}
-	return passThroughPlan
+	if p.passThrough && !p.hasEffects && !p.Inserts {
+		return passThroughPlan
+	}
+	return p
 }
 
 // unreadablePlan is the plan of a text the lexer cannot read. PostgreSQL

@@ -53,30 +53,6 @@ func (t *TableDefaults) column(c string) *ColumnSequence {
 // the caller needs TableDefaults.Columns.
 type TableLookup func(table string, unqualified, columns bool) (*TableDefaults, error)
 
-// MayInject is the cheap test before [InjectDefaults]: does a statement of
-// sql appear to start with INSERT, WITH, UPDATE or COPY? It does not
-// allocate.
-func MayInject(d Dialect, sql string) bool {
-	return d == Postgres && mayStartWithWord(sql, isInjectWord)
-}
-
-func isInjectWord(w string) bool {
-	if len(w) != 4 && len(w) != 6 {
-		return false
-	}
-	switch w[0] | 0x20 { // every statement pays this: one byte before a word
-	case 'w':
-		return strings.EqualFold(w, "with")
-	case 'c':
-		return strings.EqualFold(w, "copy")
-	case 'i':
-		return strings.EqualFold(w, "insert")
-	case 'u':
-		return strings.EqualFold(w, "update")
-	}
-	return false
-}
-
 // InjectDefaults returns sql with the store-backed column defaults of its
 // INSERT statements written out as nextval calls, and whether it changed
 // anything. lookup says which tables have such defaults; it is called once

@@ -106,8 +106,8 @@ func TestMayInject(t *testing.T) {
 		"INSERT INTO t VALUES (1)": true, "  with x as (select 1) select": true, "update t set a = 1": true,
 		"COPY t FROM STDIN": true, "SELECT 1": false, "SELECT 1; insert into t values (1)": true, "DELETE FROM t": false,
 	} {
-		if got := MayInject(Postgres, in); got != want {
-			t.Errorf("MayInject(%q) = %v", in, got)
+		if got := mayInjectOf(Postgres, in); got != want {
+			t.Errorf("mayInjectOf(%q) = %v", in, got)
 		}
 	}
 }

@@ -259,6 +259,18 @@ type Statement struct {
 	// sequence.ParseName) or a bad DDL option value (22P02, 22003, 22023).
 	Err error
 
+	// What the statement does to the session (postgres dialect), decided
+	// in the pass that planned it (see effects.go).
+	Tx         TxControl   // transaction control; Op TxNone when it is none
+	Path       PathEffect  // what it may do to the search_path
+	Mode       ModeEffect  // what it may do to the transaction's read-only mode
+	Discards   bool        // DISCARD SEQUENCES or DISCARD ALL: currval and lastval go
+	SchemaDrop *SchemaDrop // DROP SCHEMA or ALTER SCHEMA … RENAME, nil for others
+	// Verb is the command of an INSERT, UPDATE, DELETE or MERGE (also
+	// after WITH), which PostgreSQL refuses in a read-only transaction
+	// before it evaluates anything; "" for other statements.
+	Verb string
+
 	dialect    Dialect
 	params     int // the plan's NumParams: new parameters are numbered after it
 	firstParam int // the $N of this statement's first call when values are bound
@@ -273,9 +285,10 @@ var ErrUnsupported = errors.New("rewrite: unsupported sequence call")
 type Plan struct {
 	// Statements are the statements in order; white space and comments
 	// between them are not statements. A plan with nothing to do (no
-	// trigger word, or only pass-through statements) is one shared plan
-	// without statements: PassThrough is true and the driver sends the SQL
-	// as it is.
+	// trigger word, no statement with an effect on the session, or only
+	// pass-through statements without one) is one shared plan without
+	// statements: PassThrough is true and the front end sends the SQL as it
+	// is.
 	Statements []Statement
 	// NumParams is the number of bind parameters the SQL text uses: the
 	// largest $N for Postgres, the number (or largest ?NNN) of ? for the
@@ -288,15 +301,23 @@ type Plan struct {
 	// string must not run, as PostgreSQL runs none of a string it cannot
 	// parse.
 	Err error
+	// Path is the union of the statements' effects on the search_path.
+	Path PathEffect
+	// Inserts is true when a statement starts with INSERT, UPDATE, COPY or
+	// WITH: one that may insert into a table whose column defaults the
+	// store serves (see [InjectDefaults]).
+	Inserts bool
 
-	passThrough bool
+	passThrough bool // no statement has sequence work
+	hasEffects  bool // a statement has an effect on the session: see effects.go
 }
 
 // passThroughPlan is shared by every SQL string with nothing to do.
 var passThroughPlan = &Plan{passThrough: true}
 
-// PassThrough reports whether the driver has nothing to do and sends the
-// original SQL untouched.
+// PassThrough reports whether no statement has sequence work: the front
+// end sends the original SQL untouched (its statements may still have
+// effects on the session, [Plan.Effects]).
 func (p *Plan) PassThrough() bool { return p.passThrough }
 
 // NumCalls returns the number of call sites of Rewrite statements: the

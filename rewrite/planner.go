@@ -33,14 +33,20 @@ func (p *Planner) Dialect() Dialect { return p.dialect }
 
 // Plan returns the plan of sql. A string without any trigger word (nextval,
 // currval, lastval, setval, next, sequence in any case, or a statement
-// starting with ALTER, CREATE, DROP, COMMENT, GRANT or REVOKE) gets a
-// shared PassThrough plan after one allocation-free scan and never enters
-// the cache; other strings are planned once and then served from the cache.
+// starting with ALTER, CREATE, DROP, COMMENT, GRANT or REVOKE) and, in the
+// postgres dialect, without a statement that may have an effect on the
+// session or insert (one starting with BEGIN, START, COMMIT, END,
+// ROLLBACK, ABORT, SAVEPOINT, RELEASE, PREPARE, SET, RESET, DISCARD,
+// INSERT, UPDATE, COPY or WITH, or set_config anywhere) gets a shared
+// PassThrough plan after allocation-free scans. Plans with sequence work
+// are kept in the cache; others are built anew at each call, so that texts
+// seen once (an INSERT with its values written in) do not push them out:
+// callers keep what they need per session.
 //
 // The error is the plan's Err: non-nil when a statement is Reject, in which
 // case no statement of the string may run. The plan is returned with it.
 func (p *Planner) Plan(sql string) (*Plan, error) {
-	if !mayTrigger(sql) {
+	if !mayPlan(p.dialect, sql) {
 		return passThroughPlan, nil
 	}
 	if p.cache != nil {
@@ -48,24 +54,22 @@ func (p *Planner) Plan(sql string) (*Plan, error) {
 			return pl, pl.Err
 		}
 	}
-	pl := Build(p.dialect, sql)
-	if p.cache != nil {
+	pl := build(p.dialect, sql)
+	if p.cache != nil && !pl.PassThrough() {
 		p.cache.Add(sql, pl)
 	}
 	return pl, pl.Err
 }
 
-// HasTrigger reports whether sql contains a trigger word (nextval, currval,
-// lastval, setval, next, sequence, in any case, anywhere) or a statement
-// starting with ALTER, CREATE, DROP, COMMENT, GRANT or REVOKE: only then can
-// [Planner.Plan] return anything but the shared PassThrough plan. It is the
-// allocation-free scan Plan starts with, for callers that keep plans of
-// their own in front of the Planner's locked cache.
-func HasTrigger(sql string) bool { return mayTrigger(sql) }
+// mayPlan is the allocation-free test before the lexer: can sql have a
+// plan other than the shared PassThrough one?
+func mayPlan(d Dialect, sql string) bool {
+	return mayTrigger(sql) || d == Postgres && maySession(sql)
+}
 
 // Build plans sql without a cache. Most callers want [Planner.Plan].
 func Build(d Dialect, sql string) *Plan {
-	if !mayTrigger(sql) {
+	if !mayPlan(d, sql) {
 		return passThroughPlan
 	}
 	return build(d, sql)

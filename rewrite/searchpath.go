@@ -22,32 +22,6 @@ const (
 	RollsBackToSavepoint
 )
 
-// PathEffects returns what sql may do to the search_path: the union of its
-// statements' effects. Only the postgres dialect has a search_path. It errs
-// on the side of reporting a change (a set_config in a literal counts), and
-// cannot see a function that changes the path from inside. A text in which
-// no statement starts with one of the words above and that never writes
-// set_config costs a scan without allocation: front ends ask for every
-// statement.
-func PathEffects(d Dialect, sql string) PathEffect {
-	if d != Postgres || !mayAffectPath(sql) {
-		return 0
-	}
-	l := lex(Postgres, sql)
-	var e PathEffect
-	for i, t := range l.toks {
-		if l.is(t, "set_config") || t.kind == tQIdent && strings.EqualFold(l.text(t), `"set_config"`) {
-			if i+1 < len(l.toks) && l.punct(l.toks[i+1], '(') {
-				e |= ChangesPath
-			}
-		}
-	}
-	for _, sp := range split(l) {
-		e |= statementPathEffect(l, l.toks[sp.a:sp.b])
-	}
-	return e
-}
-
 // statementPathEffect is the effect of one statement's tokens.
 func statementPathEffect(l *lexer, toks []token) PathEffect {
 	word := func(i int, w ...string) bool {
@@ -102,42 +76,6 @@ func statementPathEffect(l *lexer, toks []token) PathEffect {
 	}
 	return 0
 }
-
-// MaySessionStatement is the cheap test a front end makes of every text
-// before [PathEffects] and [SchemaDrops]: does a statement appear to start
-// with set, reset, discard, commit, end, rollback, abort, prepare, create,
-// drop or alter,
-// or does set_config appear anywhere? It does not allocate.
-func MaySessionStatement(d Dialect, sql string) bool {
-	return d == Postgres && (mayStartWithWord(sql, isSessionWord) || hasSetConfig(sql))
-}
-
-// mayAffectPath is the cheap test before the lexer for PathEffects.
-func mayAffectPath(s string) bool {
-	return mayStartWithWord(s, isPathWord) || hasSetConfig(s)
-}
-
-// isPathWord reports whether w (in any case) starts a statement that may
-// have a PathEffect (set_config aside).
-func isPathWord(w string) bool {
-	switch len(w) {
-	case 3:
-		return strings.EqualFold(w, "set") || strings.EqualFold(w, "end")
-	case 5:
-		return strings.EqualFold(w, "reset") || strings.EqualFold(w, "abort") || strings.EqualFold(w, "alter")
-	case 6:
-		return strings.EqualFold(w, "commit") || strings.EqualFold(w, "create")
-	case 7:
-		return strings.EqualFold(w, "discard") || strings.EqualFold(w, "prepare")
-	case 8:
-		return strings.EqualFold(w, "rollback")
-	}
-	return len(w) == 4 && strings.EqualFold(w, "drop")
-}
-
-// isSessionWord is what MaySessionStatement looks for: isPathWord covers
-// DROP SCHEMA too.
-func isSessionWord(w string) bool { return isPathWord(w) }
 
 // mayStartWithWord reports whether a statement of s appears to start with
 // a word for which is is true: at the start of s or after a ';', after
@@ -195,4 +133,26 @@ func hasSetConfig(s string) bool {
 			return true
 		}
 	}
+}
+
+// skipBlockComment returns the offset after the block comment starting at
+// i, which nests as in PostgreSQL, or len(s) when it is not closed.
+func skipBlockComment(s string, i int) int {
+	depth := 0
+	for i+1 < len(s) {
+		switch {
+		case s[i] == '/' && s[i+1] == '*':
+			depth++
+			i += 2
+		case s[i] == '*' && s[i+1] == '/':
+			depth--
+			i += 2
+			if depth == 0 {
+				return i
+			}
+		default:
+			i++
+		}
+	}
+	return len(s)
 }

@@ -24,26 +24,6 @@ type TxControl struct {
 	Savepoint string // the savepoint's name, folded as PostgreSQL folds it, for the savepoint statements
 }
 
-// TxControls classifies each statement of sql. It is off the hot path: a
-// session calls it only while it holds sequence DDL for an open
-// transaction. A text the lexer cannot read (an unterminated literal) has
-// no transaction control: the database refuses it. Other dialects have none.
-func TxControls(d Dialect, sql string) []TxControl {
-	if d != Postgres {
-		return nil
-	}
-	l := lex(d, sql)
-	if l.unreadable() {
-		return nil
-	}
-	spans := split(l)
-	out := make([]TxControl, len(spans))
-	for i, sp := range spans {
-		out[i] = txControl(l, l.toks[sp.a:sp.b])
-	}
-	return out
-}
-
 // txControl classifies one statement's tokens.
 func txControl(l *lexer, toks []token) TxControl {
 	if len(toks) == 0 {

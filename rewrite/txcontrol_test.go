@@ -14,8 +14,8 @@ func TestTxControls(t *testing.T) {
 		{"  -- c\n commit work", []TxControl{{Op: TxCommit}}},
 		{"END", []TxControl{{Op: TxCommit}}},
 		{"COMMIT AND CHAIN", []TxControl{{Op: TxCommit}}},
-		{"COMMIT PREPARED 'x'", []TxControl{{}}},
-		{"ROLLBACK PREPARED 'x'", []TxControl{{}}},
+		{"COMMIT PREPARED 'x'", nil},
+		{"ROLLBACK PREPARED 'x'", nil},
 		{"abort", []TxControl{{Op: TxRollback}}},
 		{"ROLLBACK WORK", []TxControl{{Op: TxRollback}}},
 		{"ROLLBACK TO a", []TxControl{{Op: TxRollbackTo, Savepoint: "a"}}},
@@ -26,18 +26,18 @@ func TestTxControls(t *testing.T) {
 		{"BEGIN; SELECT 1", []TxControl{{Op: TxBegin}, {}}},
 		{"START TRANSACTION READ ONLY", []TxControl{{Op: TxBegin}}},
 		{"PREPARE TRANSACTION 'x'", []TxControl{{Op: TxPrepare}}},
-		{"PREPARE p AS SELECT 1", []TxControl{{}}},
-		{"SELECT 'commit'", []TxControl{{}}},
-		{"/* commit */ SELECT 1", []TxControl{{}}},
-		{"CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END", []TxControl{{}}},
+		{"PREPARE p AS SELECT 1", nil},
+		{"SELECT 'commit'", nil},
+		{"/* commit */ SELECT 1", nil},
+		{"CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END", nil},
 		{"SELECT 'unterminated", nil},
 	}
 	for _, tt := range tests {
-		if got := TxControls(Postgres, tt.sql); !slices.Equal(got, tt.want) {
-			t.Errorf("TxControls(%q) = %v, want %v", tt.sql, got, tt.want)
+		if got := txControlsOf(Postgres, tt.sql); !slices.Equal(got, tt.want) {
+			t.Errorf("txControlsOf(%q) = %v, want %v", tt.sql, got, tt.want)
 		}
 	}
-	if got := TxControls(MySQL, "COMMIT"); got != nil {
+	if got := txControlsOf(MySQL, "COMMIT"); got != nil {
 		t.Errorf("MySQL: %v, want nil", got)
 	}
 }

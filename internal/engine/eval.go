@@ -80,20 +80,23 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 	} else {
 		ev.Values = s.scratch[:0]
 	}
-	s.planMode, s.dmlText = modeUnknown, ""
+	s.planMode, s.dmlVerb = modeUnknown, ""
 	for i := range pl.Statements {
 		st := &pl.Statements[i]
 		switch st.Kind {
 		case rewrite.PassThrough:
 			ev.Send = true
 			if s.db != nil && s.planMode != modeUnclear {
-				if m := modeEffect(st.Text); m != modeUnknown {
-					s.planMode, s.planChange = m, st.Text
+				switch st.Mode {
+				case rewrite.ModeDefault:
+					s.planMode, s.planChange = modeDefault, st.Text
+				case rewrite.ModeUnclear:
+					s.planMode, s.planChange = modeUnclear, st.Text
 				}
 			}
 		case rewrite.Rewrite:
 			ev.Send = true
-			s.dmlText = st.Text
+			s.dmlVerb = st.Verb
 			for j := range st.Calls {
 				v, _, err := s.call(ctx, &st.Calls[j], args)
 				if err != nil {
@@ -101,7 +104,7 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 				}
 				ev.Values = append(ev.Values, v)
 			}
-			s.dmlText = ""
+			s.dmlVerb = ""
 		case rewrite.Local:
 			rows, err := s.local(ctx, st, args)
 			if err != nil {

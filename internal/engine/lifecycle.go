@@ -128,10 +128,13 @@ func (s *Session[A]) Finish(ctx context.Context, step *Step, err error) error {
 	switch {
 	case s.eng.shadow != nil:
 		s.shadowCounted()
-		s.afterPassThrough(step.SQL)
+		s.heardFrom()
 		return nil
-	case p == passThrough || step.AsIs:
-		s.afterPassThrough(step.SQL)
+	case p == passThrough:
+		s.afterSent(nil)
+		return nil
+	case step.AsIs:
+		s.afterSent(p.plan)
 		return s.afterDatabase(ctx, step.SQL)
 	}
 	return s.afterStatements(ctx, p)
@@ -142,7 +145,7 @@ func (s *Session[A]) planned(ctx context.Context, p *Statement, args A) (Step, e
 	if p.session {
 		// A planned text may change the search_path or drop a schema too
 		// (DROP is a trigger word: OWNED BY).
-		if err := s.sessionStatement(ctx, p.query); err != nil {
+		if err := s.sessionStatement(ctx, p); err != nil {
 			return Step{}, err
 		}
 	}
@@ -177,7 +180,7 @@ func (s *Session[A]) planned(ctx context.Context, p *Statement, args A) (Step, e
 func (s *Session[A]) passThroughStep(ctx context.Context, query string, p *Statement) (Step, error) {
 	s.heardFrom()
 	if p.session {
-		if err := s.sessionStatement(ctx, query); err != nil {
+		if err := s.sessionStatement(ctx, p); err != nil {
 			return Step{}, err
 		}
 	}
@@ -216,14 +219,11 @@ func (s *Session[A]) runHere(ctx context.Context, query string, p *Statement) (S
 // mixes transaction control with other statements is refused (0A000): send
 // COMMIT or ROLLBACK on its own.
 func (s *Session[A]) heldPassThrough(ctx context.Context, query string, p *Statement) (Step, error) {
-	ctls := rewrite.TxControls(s.eng.dialect, query)
 	var ctl rewrite.TxControl
-	for _, c := range ctls {
-		if c.Op != rewrite.TxNone {
-			if len(ctls) > 1 {
-				return Step{}, s.Fail(ctx, errMixedControl)
-			}
-			ctl = c
+	if p.plan != nil {
+		var mixed bool
+		if ctl, mixed = p.plan.Control(); mixed {
+			return Step{}, s.Fail(ctx, errMixedControl)
 		}
 	}
 	send := func(sql string) func(context.Context) error {
@@ -255,7 +255,7 @@ func (s *Session[A]) heldPassThrough(ctx context.Context, query string, p *State
 	case rewrite.TxRelease:
 		s.release(ctl.Savepoint)
 	}
-	s.afterPassThrough(query)
+	s.afterSent(p.plan)
 	return done, nil
 }
 

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"strings"
 
 	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/sequence"
@@ -133,7 +132,7 @@ func (s *Session[A]) writable(ctx context.Context, name, what string) error {
 			return s.eng.storeErr(err)
 		}
 	}
-	if v := dmlVerb(s.dmlText); v != "" {
+	if v := s.dmlVerb; v != "" {
 		what = v // PostgreSQL refuses the statement before it runs
 	}
 	return readOnlyError(what)
@@ -147,59 +146,4 @@ func (s *Session[A]) ddlWritable(ctx context.Context, d *rewrite.DDL) error {
 		return err
 	}
 	return readOnlyError(d.Op.String())
-}
-
-// modeEffect is what a statement sent to the database does to the
-// transaction's read-only mode, from its text: modeDefault when it ends the
-// transaction block or begins one in the default mode, modeUnclear when it
-// may set the mode, modeUnknown when it does not touch it.
-func modeEffect(text string) txMode {
-	lower := strings.ToLower(text)
-	fields := strings.FieldsFunc(lower, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ';' || r == '('
-	})
-	if len(fields) == 0 {
-		return modeUnknown
-	}
-	switch fields[0] {
-	case "begin", "start":
-		if strings.Contains(lower, "read") {
-			return modeUnclear
-		}
-		return modeDefault
-	case "commit", "end", "abort", "rollback":
-		if strings.Contains(lower, "chain") || strings.Contains(lower, "savepoint") || len(fields) > 1 && fields[1] == "to" ||
-			len(fields) > 2 && fields[2] == "to" {
-			return modeUnclear
-		}
-		return modeDefault
-	case "prepare":
-		if len(fields) > 1 && fields[1] == "transaction" {
-			return modeDefault
-		}
-	case "set", "reset":
-		if strings.Contains(lower, "only") || strings.Contains(lower, "transaction") || strings.Contains(lower, "all") {
-			return modeUnclear
-		}
-	}
-	if strings.Contains(lower, "set_config") {
-		return modeUnclear
-	}
-	return modeUnknown
-}
-
-// dmlVerb returns the command of an INSERT, UPDATE, DELETE or MERGE
-// statement, which PostgreSQL refuses in a read-only transaction before it
-// evaluates anything, or "".
-func dmlVerb(text string) string {
-	t := strings.TrimLeft(text, " \t\r\n(")
-	end := strings.IndexFunc(t, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
-	if end < 0 {
-		end = len(t)
-	}
-	switch w := strings.ToUpper(t[:end]); w {
-	case "INSERT", "UPDATE", "DELETE", "MERGE":
-		return w
-	}
-	return ""
 }

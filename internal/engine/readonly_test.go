@@ -32,7 +32,7 @@ func TestReadOnly(t *testing.T) {
 	}
 	// A server that reported it is no hot standby is never one while the
 	// session lasts: after a round trip, one report is read, not two.
-	s.afterPassThrough("SELECT 1")
+	run(t, s, "SELECT 1")
 	if _, _, err := run(t, s, "SELECT nextval('s')"); err != nil || db.reads != reads+1 {
 		t.Fatalf("after a round trip: %v, %d reads of the reports, want 1 (default_transaction_read_only)", err, db.reads-reads)
 	}
@@ -40,7 +40,7 @@ func TestReadOnly(t *testing.T) {
 	// demoted under a session).
 	db.params["in_hot_standby"] = "on"
 	s.primary = false
-	s.afterPassThrough("SELECT 1") // whose answer brought the report
+	run(t, s, "SELECT 1") // whose answer brought the report
 	for _, q := range []string{"SELECT nextval('s')", "SELECT setval('s', 5)", "INSERT INTO t VALUES (nextval('s'))", "CREATE SEQUENCE u", "DROP SEQUENCE s"} {
 		if _, _, err := run(t, s, q); code(err) != codeReadOnly {
 			t.Errorf("on a hot standby, %s: %v, want 25006", q, err)
@@ -65,7 +65,7 @@ func TestReadOnly(t *testing.T) {
 		t.Errorf("%d SHOWs for three statements in one transaction, want 1", db.shows)
 	}
 	db.txRO = "on"
-	s.afterPassThrough("SET TRANSACTION READ ONLY")
+	run(t, s, "SET TRANSACTION READ ONLY")
 	if _, _, err := run(t, s, "SELECT nextval('s')"); code(err) != codeReadOnly || db.shows != 2 {
 		t.Errorf("after SET TRANSACTION READ ONLY: %v, %d SHOWs", err, db.shows)
 	}
@@ -85,34 +85,5 @@ func TestReadOnly(t *testing.T) {
 	}
 	if _, _, err := run(t, s, "BEGIN; INSERT INTO t VALUES (nextval('s')); COMMIT"); err != nil {
 		t.Errorf("BEGIN; INSERT …; COMMIT: %v", err)
-	}
-}
-
-func TestModeEffect(t *testing.T) {
-	for _, tc := range []struct {
-		sql  string
-		want txMode
-	}{
-		{"SELECT 1", modeUnknown},
-		{"UPDATE t SET end_date = now()", modeUnknown},
-		{"SET search_path = x", modeUnknown},
-		{"BEGIN", modeDefault},
-		{"start transaction isolation level serializable", modeDefault},
-		{"BEGIN READ ONLY", modeUnclear},
-		{"BEGIN READ WRITE", modeUnclear},
-		{"COMMIT", modeDefault},
-		{"ROLLBACK", modeDefault},
-		{"ROLLBACK TO a", modeUnclear},
-		{"ROLLBACK TRANSACTION TO SAVEPOINT a", modeUnclear},
-		{"COMMIT AND CHAIN", modeUnclear},
-		{"SET TRANSACTION READ ONLY", modeUnclear},
-		{"set local transaction_read_only = on", modeUnclear},
-		{"RESET ALL", modeUnclear},
-		{"SELECT set_config('transaction_read_only', 'on', true)", modeUnclear},
-		{"PREPARE TRANSACTION 'x'", modeDefault},
-	} {
-		if got := modeEffect(tc.sql); got != tc.want {
-			t.Errorf("modeEffect(%q) = %d, want %d", tc.sql, got, tc.want)
-		}
 	}
 }

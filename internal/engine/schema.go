@@ -30,9 +30,9 @@ type schemaDrop struct {
 // sequences: without CASCADE it is PostgreSQL's 2BP01; with CASCADE it must
 // be a statement of its own outside a transaction block (the store's drops
 // cannot be rolled back), and the drops wait for the database.
-func (s *Session[A]) beforeSchemaDrop(ctx context.Context, query string) error {
+func (s *Session[A]) beforeSchemaDrop(ctx context.Context, p *Statement) error {
 	s.pendingDrop = schemaDrop{}
-	drops, n := rewrite.SchemaDrops(s.eng.dialect, query)
+	drops, n, query := p.plan.SchemaDrops(), len(p.plan.Statements), p.query
 	if len(drops) == 0 {
 		return nil
 	}

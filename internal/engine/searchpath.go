@@ -18,7 +18,7 @@ import (
 // session learns its effective path (current_schemas: "$user" replaced,
 // missing schemas left out) with one query ([DB]) when the connection
 // opens, and again only after a statement that may have changed it
-// (rewrite.PathEffects: SET, RESET, SET ROLE, CREATE/DROP/ALTER SCHEMA, …)
+// (rewrite.Statement.Path: SET, RESET, SET ROLE, CREATE/DROP/ALTER SCHEMA, …)
 // or the end of a transaction that ran one: SET is transactional.
 // Resolving a name reads the store (the store is the source of truth: the
 // database may hold no sequences), once per name until the path changes or
@@ -55,14 +55,6 @@ type searchPath struct {
 	changes  uint64            // counts the times the path was learned or may have changed
 }
 
-// pathStatement notes that query runs in the database: if it may change
-// the search_path, the session learns the path again before it next
-// resolves a name.
-func (s *Session[A]) pathStatement(query string) {
-	if s.db != nil {
-		s.notePath(rewrite.PathEffects(s.eng.dialect, query))
-	}
-}
 
 func (s *Session[A]) notePath(e rewrite.PathEffect) {
 	s.heardFrom()
@@ -254,7 +246,7 @@ func pathBefore(pl *rewrite.Plan) (rewrite.PathEffect, error) {
 	for i := range pl.Statements {
 		st := &pl.Statements[i]
 		if st.Kind == rewrite.PassThrough {
-			effects |= rewrite.PathEffects(rewrite.Postgres, st.Text)
+			effects |= st.Path
 			continue
 		}
 		if effects&rewrite.ChangesPath != 0 && hasUnqualified(st) {

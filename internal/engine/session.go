@@ -60,7 +60,7 @@ type Session[A Args] struct {
 	primary    bool   // the server reported it is not a hot standby: see defaultReadOnly
 	planMode   txMode // while evaluating: set by an earlier statement of the string
 	planChange string // that statement
-	dmlText    string // while evaluating a Rewrite statement: its text
+	dmlVerb    string // while evaluating a Rewrite statement: its rewrite.Statement.Verb
 
 	spareRows *Rows // local rows closed and ready for reuse; see [Rows.Close]
 
@@ -104,9 +104,9 @@ type Statement struct {
 
 	path    rewrite.PathEffect // what its pass-through statements may do to the search_path
 	pathErr error              // an unqualified name after a change of the search_path
-	session bool               // rewrite.MaySessionStatement: SET search_path, DROP SCHEMA, …
+	session bool               // the plan has effects on the session: SET search_path, DROP SCHEMA, COMMIT, …
 	local   bool               // only Local statements: nothing reaches the database
-	injects bool               // rewrite.MayInject: its text is made again when column defaults change
+	injects bool               // the plan may insert: its text is made again when column defaults change
 
 	// For an injecting text: text was made with version of the store's
 	// column defaults and the session's path generation pathGen; memo is
@@ -129,9 +129,9 @@ func (p *Statement) NumParams() int {
 
 // sessionStatement notes a text that may change the search_path or drop a
 // schema holding store sequences (SET search_path, DROP SCHEMA, …).
-func (s *Session[A]) sessionStatement(ctx context.Context, query string) error {
-	s.pathStatement(query)
-	if err := s.beforeSchemaDrop(ctx, query); err != nil {
+func (s *Session[A]) sessionStatement(ctx context.Context, p *Statement) error {
+	s.notePath(p.plan.Path)
+	if err := s.beforeSchemaDrop(ctx, p); err != nil {
 		return s.Fail(ctx, err)
 	}
 	return nil
@@ -148,23 +148,28 @@ const (
 )
 
 // passThrough is what the session keeps for a text that goes to the
-// database as it is, needs no column defaults written out and changes no
-// session state: one value shared by all of them.
+// database as it is, needs no column defaults written out and has no
+// effect on the session: one value shared by all of them, without a plan.
 var passThrough = &Statement{}
 
-// prepare makes what [Session.Plan] keeps for query: its text with the
-// store's column defaults written out, planned if a trigger word is left
-// in it. old is what was kept before, reused when the text came out the
-// same.
+// prepare makes what [Session.Run] keeps for query: its plan (the
+// statements' sequence work and effects, from one lexing pass), its text
+// with the store's column defaults written out when it may insert, planned
+// again then. old is what was kept before, reused when the text came out
+// the same.
 func (s *Session[A]) prepare(ctx context.Context, query string, old *Statement) (*Statement, error) {
-	text := query // what is planned: query with its column defaults written out
-	injects := s.eng.shadow == nil && rewrite.MayInject(s.eng.dialect, query)
+	pl, _ := s.eng.planner.Plan(query) // a rejected statement: the plan's Err, when it runs
+	text := query                       // what is planned: query with its column defaults written out
+	injects := s.eng.shadow == nil && pl.Inserts
 	var version uint64
 	memo := true
 	if injects {
 		var err error
 		if text, version, memo, err = s.inject(ctx, query); err != nil {
 			return nil, s.Fail(ctx, err)
+		}
+		if text != query {
+			pl, _ = s.eng.planner.Plan(text)
 		}
 	}
 	if old != nil && old.text == text {
@@ -173,23 +178,16 @@ func (s *Session[A]) prepare(ctx context.Context, query string, old *Statement) 
 		}
 		return old, nil
 	}
-	session := s.db != nil && s.eng.shadow == nil && rewrite.MaySessionStatement(s.eng.dialect, query)
 	var p *Statement
-	switch {
-	case rewrite.HasTrigger(text):
-		pl, _ := s.eng.planner.Plan(text)
-		p = &Statement{plan: pl, local: allLocal(pl)}
+	if pl.PassThrough() && !pl.Effects() && !injects {
+		p = passThrough
+	} else {
+		p = &Statement{plan: pl, local: allLocal(pl), query: query, text: text, injects: injects,
+			session: s.db != nil && s.eng.shadow == nil && pl.Effects(),
+			memo:    memo, version: version, pathGen: s.path.changes}
 		if s.db != nil {
 			p.path, p.pathErr = pathBefore(pl)
 		}
-	case !injects && !session:
-		p = passThrough
-	default:
-		p = &Statement{}
-	}
-	if p != passThrough {
-		p.query, p.text, p.session, p.injects = query, text, session, injects
-		p.memo, p.version, p.pathGen = memo, version, s.path.changes
 	}
 	if len(query) > maxPlanText {
 		return p, nil
@@ -241,20 +239,33 @@ func (s *Session[A]) render(p *Statement, values []int64) (sql string, bound boo
 	return sql, bound
 }
 
-// afterPassThrough updates the session after the database ran query, a
-// text sent as it is, or a statement of one: DISCARD SEQUENCES and DISCARD
-// ALL clear currval and lastval.
-func (s *Session[A]) afterPassThrough(query string) {
+// afterSent updates the session after the database ran p as it is (nil: a
+// text without effects): DISCARD SEQUENCES and DISCARD ALL clear currval
+// and lastval; a transaction that ended without a COMMIT the session saw
+// drops what it held; the transaction's read-only mode may have changed.
+func (s *Session[A]) afterSent(p *rewrite.Plan) {
 	s.heardFrom()
-	if rewrite.DiscardsSequences(s.eng.dialect, query) {
-		s.seq.reset()
-	}
 	if s.tx != nil && s.db != nil && s.db.TxStatus() == 'I' {
 		// The transaction ended without a COMMIT seqshim saw (a
 		// procedure's own COMMIT, …): what it held did not commit.
 		s.revert(nil)
 	}
-	if s.txMode != modeUnknown && modeEffect(query) != modeUnknown {
+	if p == nil || !p.Effects() {
+		return
+	}
+	for i := range p.Statements {
+		if st := &p.Statements[i]; st.Kind == rewrite.PassThrough {
+			s.afterStatement(st)
+		}
+	}
+}
+
+// afterStatement is afterSent for one statement.
+func (s *Session[A]) afterStatement(st *rewrite.Statement) {
+	if st.Discards {
+		s.seq.reset()
+	}
+	if st.Mode != rewrite.ModeNone {
 		s.txMode = modeUnknown
 	}
 }
@@ -265,12 +276,10 @@ func (s *Session[A]) afterPassThrough(query string) {
 // sequences, as PostgreSQL drops them with the column; an error is the
 // store's, and the statements themselves have run.
 func (s *Session[A]) afterStatements(ctx context.Context, p *Statement) error {
+	s.afterSent(p.plan)
 	drops := false
 	for i := range p.plan.Statements {
-		switch st := &p.plan.Statements[i]; st.Kind {
-		case rewrite.PassThrough:
-			s.afterPassThrough(st.Text)
-		case rewrite.CatalogDDL:
+		if st := &p.plan.Statements[i]; st.Kind == rewrite.CatalogDDL {
 			drops = drops || st.Catalog.Op == rewrite.DropsOwners
 		}
 	}

@@ -79,7 +79,7 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 		switch {
 		case st.Kind == rewrite.Local:
 			return ev, unsupportedf("seqshim: a query answered from sequence calls in the same string as table DDL with serial, identity or sequence-default columns: send the table DDL on its own")
-		case st.Kind == rewrite.PassThrough && slices.ContainsFunc(rewrite.TxControls(s.eng.dialect, st.Text), func(c rewrite.TxControl) bool { return c.Op != rewrite.TxNone }):
+		case st.Kind == rewrite.PassThrough && st.Tx.Op != rewrite.TxNone:
 			return ev, unsupportedf("seqshim: transaction control in the same string as table DDL with serial, identity or sequence-default columns: send BEGIN and COMMIT as statements of their own, or use the driver's transactions")
 		}
 	}
@@ -180,7 +180,7 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 // in.
 func (s *Session[A]) statementText(ctx context.Context, st *rewrite.Statement) (string, error) {
 	text := st.Text
-	if rewrite.MayInject(s.eng.dialect, text) {
+	if pl, _ := s.eng.planner.Plan(text); pl.Inserts {
 		var err error
 		if text, _, _, err = s.inject(ctx, text); err != nil {
 			return "", err

@@ -753,10 +753,8 @@ func (s *Session[A]) checkControl(pl *rewrite.Plan) error {
 		if st.Kind != rewrite.PassThrough && st.Kind != rewrite.Rewrite {
 			continue
 		}
-		for _, c := range rewrite.TxControls(s.eng.dialect, st.Text) {
-			if c.Op != rewrite.TxNone {
-				return errMixedControl
-			}
+		if st.Tx.Op != rewrite.TxNone {
+			return errMixedControl
 		}
 	}
 	return nil
