@@ -55,7 +55,6 @@ func TestPathEffects(t *testing.T) {
 	}
 }
 
-
 func TestUnqualified(t *testing.T) {
 	for sql, want := range map[string]bool{
 		"SELECT nextval('s')":         true,

@@ -55,7 +55,6 @@ type searchPath struct {
 	changes  uint64            // counts the times the path was learned or may have changed
 }
 
-
 func (s *Session[A]) notePath(e rewrite.PathEffect) {
 	s.heardFrom()
 	if e&rewrite.ChangesPath != 0 {

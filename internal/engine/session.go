@@ -159,7 +159,7 @@ var passThrough = &Statement{}
 // the same.
 func (s *Session[A]) prepare(ctx context.Context, query string, old *Statement) (*Statement, error) {
 	pl, _ := s.eng.planner.Plan(query) // a rejected statement: the plan's Err, when it runs
-	text := query                       // what is planned: query with its column defaults written out
+	text := query                      // what is planned: query with its column defaults written out
 	injects := s.eng.shadow == nil && pl.Inserts
 	var version uint64
 	memo := true
