@@ -263,11 +263,16 @@ func (c *Conn) QueryContext(_ context.Context, query string, args []driver.Named
 // follow keeps the transaction status in step with a text that begins or
 // ends a transaction block: its first word decides.
 func (c *Conn) follow(query string) {
-	w, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(query)), " ")
-	switch strings.TrimSuffix(w, ";") {
-	case "begin", "start":
+	q := strings.TrimLeft(query, " \t\n")
+	end := strings.IndexAny(q, " ;\t\n")
+	if end < 0 {
+		end = len(q)
+	}
+	w := q[:end]
+	switch {
+	case strings.EqualFold(w, "begin"), strings.EqualFold(w, "start"):
 		c.status = 'T'
-	case "commit", "end", "rollback", "abort":
+	case strings.EqualFold(w, "commit"), strings.EqualFold(w, "end"), strings.EqualFold(w, "rollback"), strings.EqualFold(w, "abort"):
 		c.status = 'I'
 	}
 }

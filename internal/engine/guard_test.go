@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/seqshim/seqshim/memstore"
+	"github.com/seqshim/seqshim/sequence"
+)
+
+// panicStore is a memory store whose List panics, as a bug would: the
+// engine lists the store's column defaults while it reads an INSERT.
+type panicStore struct{ *memstore.Store }
+
+func (panicStore) List(context.Context) ([]sequence.Info, error) { panic("index out of range [6] with length 6") }
+
+// TestGuard: a panic while the session reads or runs a statement is an
+// error naming the statement (XX000), logged with its stack; the database's
+// transaction is aborted as for any failed statement, and the session goes
+// on.
+func TestGuard(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	spec, pos, _ := sequence.Clauses{}.Create()
+	if err := st.Create(ctx, "s", spec, pos); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	cfg := Config{Store: panicStore{st}}
+	cfg.Cache.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	e, err := Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	db := &fakeDB{}
+	s, err := NewSession[AnyArgs](ctx, e, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const q = "INSERT INTO orders (note) VALUES ('a panic')"
+	for _, status := range []byte{'I', 'T'} {
+		db.status, db.sent = status, nil
+		_, err := s.Run(ctx, q, nil)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != codeInternalError || !strings.Contains(pe.Message, q) || !strings.Contains(pe.Message, "index out of range") {
+			t.Fatalf("status %c: %v, want XX000 naming the statement and the panic", status, err)
+		}
+		if raised := len(db.sent) == 1 && strings.Contains(db.sent[0], "XX000"); raised != (status == 'T') {
+			t.Errorf("status %c: sent %q; the transaction is aborted only inside one", status, db.sent)
+		}
+		if !strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "a panic") || !strings.Contains(logs.String(), "guard_test.go") {
+			t.Errorf("status %c: log %q, want an error naming the statement, with the stack", status, logs.String())
+		}
+		logs.Reset()
+	}
+	db.status = 'I'
+	step, err := s.Run(ctx, "SELECT nextval('s')", nil)
+	if err != nil || rowsOf(step.Rows) != "[1]" {
+		t.Fatalf("the session after the panics: %v, %v", rowsOf(step.Rows), err)
+	}
+}
