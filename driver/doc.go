@@ -115,8 +115,8 @@
 //
 // With seqshim.mode=shadow (Options.Mode [ModeShadow]), every statement goes
 // to the inner connection unchanged and the database's own sequences answer:
-// rows, results, errors, transactions and prepared statements are the inner
-// driver's, as with plain pgx. seqshim counts the nextval calls of each
+// rows, results, errors and transactions are the inner driver's, and
+// prepared statements run the inner driver's, as with plain pgx. seqshim counts the nextval calls of each
 // statement that succeeded, with the planner serve mode uses (prepared
 // statements at each execution; SELECT nextval('s') FROM generate_series(1,
 // n) as n), and a background drawer takes as many values from the store,
@@ -140,12 +140,19 @@
 // # What happens to a statement
 //
 // The work below is seqshim's engine (internal/engine), shared by its front
-// ends; this package is the database/sql glue around it.
+// ends; this package only converts between database/sql's types and the
+// engine's. Every statement, however it comes — ExecContext, QueryContext,
+// a prepared statement's executions, a transaction's — goes through the
+// same lifecycle: the engine says what to send (or answers it), the
+// connection sends it to the inner connection, and the engine hears the
+// outcome.
 //
-// Each SQL text is planned once (the plan is cached); a text without any
-// trigger word (next, currval, lastval, setval, sequence) costs one scan and
-// goes to the inner driver as it is, and its rows, result, statement and
-// transaction are the inner driver's own objects.
+// Each SQL text is planned once per connection; a text without any trigger
+// word (next, currval, lastval, setval, sequence) nor a statement that may
+// change the session (BEGIN, COMMIT, SET, DISCARD, INSERT, …) costs one
+// scan and goes to the inner driver as it is, and its rows and result are
+// the inner driver's own objects. A prepared statement that goes as it is
+// runs the inner driver's prepared statement at each execution.
 //
 //   - Only sequence calls (SELECT nextval('s'), SELECT currval('s') AS id):
 //     answered in process, no round trip; the row has PostgreSQL's column
@@ -206,7 +213,8 @@
 // visible to that transaction at once — nextval, currval, setval and
 // further DDL see the new state, as in PostgreSQL — while other connections
 // keep seeing the store's. It reaches the store only when the transaction
-// commits: Tx.Commit, or COMMIT / END sent as SQL. ROLLBACK (ABORT, Tx.Rollback),
+// commits: Tx.Commit, or COMMIT / END sent as SQL, whichever way (Exec,
+// Query, a prepared statement). ROLLBACK (ABORT, Tx.Rollback),
 // ROLLBACK TO a savepoint taken before it, a failed statement followed by
 // COMMIT, and a COMMIT that fails leave the store as it was. nextval is not
 // transactional, as in PostgreSQL: values drawn stay drawn, except those of
@@ -255,8 +263,10 @@
 //     the transaction in the database too, with the same error: later
 //     statements fail with 25P02 and COMMIT rolls back, as with a failure in
 //     PostgreSQL. In a failed transaction seqshim draws no value and applies
-//     no DDL: it answers 25P02. (With pgx as the inner driver; another inner
-//     driver's transactions are left as they are.)
+//     no DDL: it answers 25P02. The postgres dialect needs the inner
+//     connection's session (its transaction status, parameters and
+//     catalog): pgx gives it, and an inner driver that cannot fails the
+//     connection at once, rather than any of these checks being skipped.
 //   - A store failure never becomes driver.ErrBadConn (database/sql would
 //     silently retry the statement), and driver.ErrSkip is returned only
 //     where database/sql allows it.
@@ -309,4 +319,8 @@
 //   - Statements with sequence calls are rendered per execution rather than
 //     prepared once in the database; pgx's statement cache keeps the
 //     parameterised form prepared.
+//   - A bug of seqshim's that panics while it reads or runs a statement
+//     fails that statement (SQLSTATE XX000, naming it; logged at ERROR with
+//     the stack, through Options.Logger), rather than the process: please
+//     report it.
 package driver

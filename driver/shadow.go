@@ -22,7 +22,7 @@ const (
 	// only counts the nextval calls of each statement that succeeded and
 	// draws as many values from the store in the background, from sequences
 	// named [ShadowName], recording the latency, blocks and errors
-	// ([Shadow.Stats]). It lets a service measure a store under its real
+	// (its Stats method). It lets a service measure a store under its real
 	// load before switching to ModeServe.
 	ModeShadow Mode = "shadow"
 )
@@ -48,7 +48,7 @@ func ShadowName(name string) string { return engine.ShadowName(name) }
 
 // Shadow is the background side of shadow mode for one store in this
 // process: it draws from the store's shadow sequences as many values as the
-// database handed out, and keeps the figures ([Shadow.Stats]); Flush waits
+// database handed out, and keeps the figures (its Stats method); Flush waits
 // for the draws counted so far. Every Connector of the process in shadow
 // mode with the same store shares one.
 type Shadow = engine.Shadow

@@ -313,7 +313,7 @@ WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_attribute WHERE attrelid = x.r AND a
 func (s *Session[A]) catalogDDL(ctx context.Context, c *rewrite.Catalog) (served bool, err error) {
 	switch c.Op {
 	case rewrite.DropsOwners:
-		return false, nil // once the database ran it: AfterStatements
+		return false, nil // once the database ran it: afterStatements
 	case rewrite.AlterTable:
 		name := c.Names[0]
 		if ok, err := s.storeOnly(ctx, name); err != nil || !ok {

@@ -1,40 +1,46 @@
-// Package engine is what seqshim does with a plan, whatever the front end:
-// draw values, answer statements made only of sequence calls, apply
-// sequence DDL to the store, keep each session's currval and lastval, and
-// keep the database's transaction in step when seqshim fails a statement.
-// The database/sql driver (package driver) is one front end; a pgx-native
-// one wrapping pgx.Conn, pgx.Tx and pgxpool.Pool is meant to be the next,
-// reusing this package unchanged.
+// Package engine is seqshim's core, whatever the front end: one lifecycle
+// per statement (plan, sequence work, what to send, what the database
+// answered), the session's state (currval, lastval, search_path, read-only
+// mode, sequence DDL held for its transaction, the commit protocol), and
+// the runtime a process shares (one store and one cache per store URL,
+// warm-up, shadow mode). The database/sql driver (package driver) is one
+// front end; a pgx-native one wrapping pgx.Conn, pgx.Tx and pgxpool.Pool
+// is meant to be the next, reusing this package unchanged. A front end only
+// converts between its types and the engine's.
 //
 // It is free of database/sql/driver types on purpose: a front end owns the
 // way statements, arguments, rows and errors reach its users, and the
-// engine only sees bind arguments through [Args], a database session
-// through [Conn], and gives rows back as [Rows]. Of pgx it uses pgconn only:
+// engine only sees bind arguments through [Args], the database session
+// through [DB], and gives rows back as [Rows]. Of pgx it uses pgconn only:
 // *pgconn.PgError, the error type both pgx-based front ends return, and
-// [PgConn], the [Conn] of a *pgconn.PgConn.
+// [PgConn], the [DB] of a *pgconn.PgConn.
 //
 // # Basics
 //
-// One [Engine] per front-end configuration holds the store, its cache (one
-// per store in the process, shared by engines), the planner and the DDL
-// mode. One [Session] per physical database session, used by one goroutine
-// at a time, runs a statement in four steps:
+// [Open] gives a front-end configuration its [Engine]: the store and cache
+// of its store URL, shared by every engine of the process on the same URL
+// (reference counted; [Engine.Close] releases it), with a planner and a DDL
+// mode of its own. One [Session] per physical database session
+// ([NewSession], with the session's [DB]), used by one goroutine at a time,
+// runs every statement in two calls:
 //
-//	p, err := s.Plan(ctx, query) // nil: send query as it is, then s.AfterPassThrough(query)
-//	ev, err := s.Evaluate(ctx, p, args)
-//	// !ev.Send: the result is ev.First (rows) or ev.RowsAffected
-//	sql, bound := s.SQL(p, ev.Values) // bound: append ev.Values as parameters NumParams+1, …
-//	// send sql to the database; on success:
-//	err = s.AfterStatements(ctx, p) // OWNED BY: store sequences of dropped columns go too
+//	step, err := s.Run(ctx, query, args) // err: as the application sees it
+//	if step.SQL == "" {
+//		// answered here: step.Rows, or step.RowsAffected
+//	}
+//	// send step.SQL: as it is with the caller's arguments when step.AsIs,
+//	// else with step.Values bound as parameters NumParams+1, … (step.Bound);
+//	// when step.Rows is set too, send it as a command and return step.Rows
+//	err = s.Finish(ctx, &step, sendErr) // the error as the application sees it
 //
-// With the postgres dialect, a front end gives each session a [Catalog]
-// ([Session.SetCatalog]) and calls [Session.LearnPath] when the connection
-// opens: unqualified names then resolve through the session's search_path,
-// with no round trip per call (see searchpath.go); it calls
-// [Session.TransactionEnded] when a transaction ends through its own API,
-// [Session.PathStatement] for each execution of a prepared statement
-// [Session.AffectsPath] reports, and [Session.AfterDatabase] after the
-// database ran a passed-through text.
+// A prepared statement calls [Session.Prepare] once, which may call the
+// front end's own preparation of a text that goes as it is, and
+// [Session.Run] with the same text at each execution. A transaction begun
+// through the front end's API calls [Session.Begin], and ends with
+// [Session.Commit] or [Session.Rollback], given the front end's way to
+// commit and roll back. That is the whole surface: held DDL and the commit
+// protocol, the search_path and read-only bookkeeping, error translation
+// and transaction abort all happen inside, the same for every path.
 //
 // # Guarantees
 //
@@ -42,12 +48,18 @@
 //     for the postgres dialect, PostgreSQL's errors are *pgconn.PgError with
 //     its SQLSTATE and message; and if a transaction block is open, the
 //     database has aborted it with the same error, as PostgreSQL does when a
-//     statement fails ([Session.Fail]). In a failed transaction, Evaluate
-//     draws nothing and applies nothing: it returns 25P02.
+//     statement fails ([Session.Fail]). In a failed transaction, Run draws
+//     nothing and applies nothing: it returns 25P02.
 //   - No statement of a string with a rejected statement runs; the others
 //     run in order, sequence work before anything reaches the database.
-//   - rewrite.Plan.AppendSQL is the only renderer of SQL text: [Session.SQL]
-//     calls it and keeps the text of plans whose values are bound.
+//   - A text's properties — its sequence calls and DDL, and its effects on
+//     the session (transaction control, search_path, read-only mode,
+//     DISCARD, DROP SCHEMA, the DML verb) — come from the one lexing pass
+//     that plans it (package rewrite), once per text and session.
+//   - rewrite.Plan.AppendSQL is the only renderer of SQL text.
+//   - A panic while a statement is read or run — a bug of seqshim's — is
+//     an error naming the statement (XX000), logged with its stack, and the
+//     process goes on.
 //   - The hot path allocates nothing of its own: a text seen before is a
 //     map lookup, [Args] is a type parameter (no interface conversion of a
 //     slice), call values go to session scratch space, and a statement with
@@ -55,7 +67,7 @@
 //
 // # Transactions
 //
-// Sequence DDL run inside a transaction block (the [Conn]'s TxStatus is the
+// Sequence DDL run inside a transaction block (the [DB]'s TxStatus is the
 // ground truth; [Session.Begin] for a session without one) is held by the
 // session, in txddl.go, and reaches the store only when the transaction
 // commits. The session's view answers at once: a sequence created in the
@@ -66,10 +78,9 @@
 // nextval of a sequence the transaction only renamed, and setval of one it
 // did not alter, go to the store as usual: not transactional, as in
 // PostgreSQL. Savepoints keep a copy of the view; ROLLBACK TO puts it back.
-// While DDL is held, [Session.Holding] is true and a front end sends texts
-// without sequence work through [Session.PassThrough], which sees COMMIT,
-// ROLLBACK and savepoints before the database does; a front end's own
-// commit and rollback call [Session.Commit] and [Session.Rollback].
+// While DDL is held, [Session.Run] sends COMMIT, ROLLBACK and savepoints
+// itself, through the [DB], whichever way the front end was given them
+// (Exec, Query, a prepared statement), so that the held DDL stays in step.
 //
 // The commit protocol ([Session.Commit]), store first:
 //
@@ -114,8 +125,9 @@
 //   - The engine never returns driver.ErrSkip, but it does not know
 //     database/sql's retry rules either: a front end on database/sql must
 //     keep store errors from matching driver.ErrBadConn itself.
-//   - Without a [Conn] (an inner driver other than pgx), a failed statement
-//     leaves the database's transaction as it is.
+//   - The MySQL and SQLite dialects have no [DB]: no search_path, no
+//     read-only mode, and a failed statement leaves the database's
+//     transaction as it is; transactions are known from [Session.Begin].
 //   - A session's resolution of an unqualified name is kept until its
 //     search_path changes or its engine applies sequence DDL: a sequence
 //     another process (or engine) creates in an earlier schema of the path

@@ -75,17 +75,14 @@ func (s *Session[A]) defaultReadOnly() bool {
 
 // heardFrom notes that the database may have answered since the session
 // last read what it reports (parameter statuses): a statement went to it,
-// or is about to, or the transaction block began or ended. The methods
-// through which a front end sends or reports statements call it:
-// [Session.Plan] for a text it passes through, [Session.Evaluate] for one
-// that is not answered in process, [Session.PathStatement] (any text that
-// may change a setting: SET, RESET, DISCARD, set_config), the transaction
-// methods, [Session.Fail] and [Session.DatabaseError]. A round trip the
-// session does not see — a prepared statement of the front end's own that
-// cannot change a setting, the inner driver's ping before it reuses a
-// pooled connection — can only bring a change the server makes on its own
-// (a configuration reload, a standby's promotion): the session sees that
-// at its next statement that reaches the database.
+// or is about to, or the transaction block began or ended. The lifecycle
+// calls it for every text that reaches the database ([Session.Run],
+// [Session.Finish]), and so do the transaction methods, [Session.Fail] and
+// [Session.DatabaseError]. A round trip the session does not see — the
+// inner driver's ping before it reuses a pooled connection — can only bring
+// a change the server makes on its own (a configuration reload, a
+// standby's promotion): the session sees that at its next statement that
+// reaches the database.
 func (s *Session[A]) heardFrom() { s.roDefault = modeUnknown }
 
 // readOnly reports whether the statement being evaluated runs in a

@@ -97,7 +97,7 @@ func (h *held) lookup(name string) (hs *heldSeq, gone bool) {
 
 // inTx reports whether the session is inside a transaction block (also a
 // failed one), from the database session's own status, or from the front
-// end's [Session.Begin] when it has no [Conn].
+// end's [Session.Begin] when it has no [DB].
 func (s *Session[A]) inTx() bool {
 	if s.db != nil {
 		return s.db.TxStatus() != 'I'
@@ -106,7 +106,7 @@ func (s *Session[A]) inTx() bool {
 }
 
 // Begin tells the session that the front end began a transaction block,
-// read-only or in the session's default mode. Without a [Conn] it is how the
+// read-only or in the session's default mode. Without a [DB] it is how the
 // session knows it is in a transaction; with one, the database's status is
 // the ground truth.
 func (s *Session[A]) Begin(readOnly bool) {
@@ -114,11 +114,6 @@ func (s *Session[A]) Begin(readOnly bool) {
 	s.began = true
 	s.beganMode(readOnly)
 }
-
-// Holding reports whether the session holds sequence DDL for its open
-// transaction: then every statement sent as it is goes through
-// [Session.PassThrough], which sees COMMIT and ROLLBACK first.
-func (s *Session[A]) Holding() bool { return s.tx != nil }
 
 // holdDDL applies d to the transaction's view, not to the store.
 func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
