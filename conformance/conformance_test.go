@@ -19,7 +19,11 @@ import (
 
 	"github.com/seqshim/seqshim/conformance"
 	_ "github.com/seqshim/seqshim/driver" // driver "seqshim"
+	"github.com/seqshim/seqshim/internal/engine"
+	"github.com/seqshim/seqshim/internal/storeurl"
+	"github.com/seqshim/seqshim/internal/testkit/pgconnfront"
 	"github.com/seqshim/seqshim/internal/testkit/testenv"
+	"github.com/seqshim/seqshim/rewrite"
 )
 
 var update = flag.Bool("update", false, "rewrite the scenarios' expectations with PostgreSQL's transcripts")
@@ -174,8 +178,39 @@ func TestConformance(t *testing.T) {
 					}
 				})
 			}
+			if conformance.RunConns(sc) {
+				t.Run("pgconn", func(t *testing.T) {
+					defer count(t)
+					got := runFrontEnd(t, env, sc)
+					if o := conformance.Compare(sc, native, got); !o.OK() {
+						t.Errorf("the pgconn front end differs from PostgreSQL:\n%s", conformance.Diff(sc, "pgconn", o))
+					}
+				})
+			}
 		})
 	}
+}
+
+// runFrontEnd runs sc through a second front end of the core, over bare
+// pgconn connections (internal/testkit/pgconnfront), on a memory store:
+// the same lifecycle as the driver's, without database/sql.
+func runFrontEnd(t *testing.T, env *suiteEnv, sc *conformance.Scenario) conformance.Transcript {
+	t.Helper()
+	db, unique := freshDB(t, env)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	st, err := storeurl.Open(ctx, "memory:"+unique)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(ctx context.Context) (conformance.Conn, error) {
+		return pgconnfront.Connect(ctx, db, engine.Config{Store: st, Dialect: rewrite.Postgres})
+	}
+	tr, err := conformance.RunConn(ctx, open, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }
 
 // runNative runs sc on PostgreSQL through pgx: its transcript is the oracle

@@ -306,3 +306,135 @@ func renderError(err error) string {
 	}
 	return "ERROR: " + err.Error()
 }
+
+// Conn is a session of a front end other than database/sql, on which
+// [RunConn] runs a scenario's steps: a statement, with its bind arguments,
+// run for its rows affected or for its first result's rows, and the
+// transaction begun and ended through the front end's own API.
+type Conn interface {
+	Exec(ctx context.Context, sql string, args []any) (rowsAffected int64, err error)
+	Query(ctx context.Context, sql string, args []any) (*Result, error)
+	Begin(ctx context.Context, readOnly bool) error
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+	Close(ctx context.Context) error
+}
+
+// Result is a query's rows as a [Conn] gives them: the columns' names and
+// database type names (as database/sql's DatabaseTypeName: "INT8",
+// "TEXT"), and the values as pgx's database/sql driver scans them into an
+// any (int64, float64, bool, string, []byte, time.Time, nil).
+type Result struct {
+	Columns, Types []string
+	Rows           [][]any
+}
+
+// RunConns reports whether sc runs on [Conn]s: no prepared statements, no
+// pgx query modes, no dsn= sessions.
+func RunConns(sc *Scenario) bool {
+	for i := range sc.Steps {
+		if st := &sc.Steps[i]; st.Verb == Prepare || st.Stmt != "" || st.Mode != "" || st.DSN != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// RunConn runs the steps of sc on sessions open opens, one per session of
+// the scenario, and returns the transcript, rendered as [Run] renders
+// database/sql's, so that the two compare. Every session is closed before
+// it returns; a scenario [RunConns] refuses is an error.
+func RunConn(ctx context.Context, open func(ctx context.Context) (Conn, error), sc *Scenario) (Transcript, error) {
+	if !RunConns(sc) {
+		return nil, fmt.Errorf("%s: prepared statements, query modes or dsn= sessions do not run on a Conn", sc.Path)
+	}
+	conns := map[string]Conn{}
+	inTx := map[string]bool{}
+	defer func() {
+		for _, c := range conns {
+			_ = c.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	var tr Transcript
+	for i := range sc.Steps {
+		if err := ctx.Err(); err != nil {
+			return tr, err
+		}
+		st := &sc.Steps[i]
+		c := conns[st.Session]
+		if c == nil {
+			var err error
+			if c, err = open(ctx); err != nil {
+				return tr, fmt.Errorf("%s:%d: open session %s: %w", sc.Path, st.Line, st.Session, err)
+			}
+			conns[st.Session] = c
+		}
+		tr = append(tr, doConn(ctx, c, st, inTx))
+	}
+	return tr, nil
+}
+
+// doConn is session.do for a Conn.
+func doConn(ctx context.Context, c Conn, st *Step, inTx map[string]bool) string {
+	var err error
+	switch st.Verb {
+	case Begin:
+		if inTx[st.Session] {
+			return "ERROR: the session is already in a transaction"
+		}
+		if err = c.Begin(ctx, st.ReadOnly); err == nil {
+			inTx[st.Session] = true
+		}
+	case Commit, Rollback:
+		if !inTx[st.Session] {
+			return "ERROR: no transaction on the session"
+		}
+		inTx[st.Session] = false
+		if st.Verb == Commit {
+			err = c.Commit(ctx)
+		} else {
+			err = c.Rollback(ctx)
+		}
+	case Exec:
+		var n int64
+		if n, err = c.Exec(ctx, st.SQL, st.Args); err == nil {
+			return "ok " + strconv.FormatInt(n, 10)
+		}
+	case Query:
+		var res *Result
+		if res, err = c.Query(ctx, st.SQL, st.Args); err == nil {
+			return renderResult(res)
+		}
+	}
+	if err != nil {
+		return renderError(err)
+	}
+	return "ok"
+}
+
+// renderResult renders a Result as renderRows renders database/sql's rows.
+func renderResult(res *Result) string {
+	var b strings.Builder
+	hdr := make([]string, len(res.Columns))
+	for i, name := range res.Columns {
+		hdr[i] = name
+		if i < len(res.Types) && res.Types[i] != "" {
+			hdr[i] += " " + res.Types[i]
+		}
+	}
+	b.WriteString(strings.Join(hdr, " | "))
+	for _, row := range res.Rows {
+		cells := make([]string, len(row))
+		for i, v := range row {
+			cells[i] = renderValue(v)
+		}
+		b.WriteByte('\n')
+		b.WriteString(strings.Join(cells, " | "))
+	}
+	if len(res.Rows) == 1 {
+		b.WriteString("\n(1 row)")
+	} else {
+		fmt.Fprintf(&b, "\n(%d rows)", len(res.Rows))
+	}
+	return b.String()
+}
