@@ -18,7 +18,9 @@ import (
 // engine lists the store's column defaults while it reads an INSERT.
 type panicStore struct{ *memstore.Store }
 
-func (panicStore) List(context.Context) ([]sequence.Info, error) { panic("index out of range [6] with length 6") }
+func (panicStore) List(context.Context) ([]sequence.Info, error) {
+	panic("index out of range [6] with length 6")
+}
 
 // TestGuard: a panic while the session reads or runs a statement is an
 // error naming the statement (XX000), logged with its stack; the database's
