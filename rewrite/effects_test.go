@@ -135,3 +135,37 @@ func FuzzEffects(f *testing.F) {
 		}
 	})
 }
+func TestDiscardsSequences(t *testing.T) {
+	for _, tt := range []struct {
+		sql  string
+		want bool
+	}{
+		{"DISCARD ALL", true},
+		{"discard sequences;", true},
+		{"  Discard\n\tAll", true},
+		{"/* pool reset */ DISCARD ALL", true},
+		{"/* a /* nested */ comment */ DISCARD ALL", true},
+		{"-- reset\nDISCARD SEQUENCES", true},
+		{"SET search_path = public; DISCARD ALL", true},
+		{"DISCARD ALL; SELECT 1", true},
+		{";;DISCARD ALL", true},
+		{"DISCARD PLANS", false},
+		{"DISCARD TEMP", false},
+		{"DISCARD", false},
+		{"SELECT 'DISCARD ALL'", false},
+		{"SELECT 1 /* DISCARD ALL */", false},
+		{"SELECT \"discard\" FROM t", false},
+		{"SELECT discarded_at FROM t", false},
+		{"UPDATE t SET discard = true", false},
+		{"SELECT $$; DISCARD ALL$$", false},
+		{"DISCARD ALL '", false}, // unterminated: the database refuses it
+		{"", false},
+	} {
+		if got := discardsOf(Postgres, tt.sql); got != tt.want {
+			t.Errorf("DiscardsSequences(%q) = %v, want %v", tt.sql, got, tt.want)
+		}
+	}
+	if discardsOf(MySQL, "DISCARD ALL") {
+		t.Error("DiscardsSequences(MySQL, DISCARD ALL) = true: MySQL has no DISCARD")
+	}
+}

@@ -23,7 +23,3 @@ func identValue(l *lexer, t token) (string, bool) {
 	}
 	return "", false
 }
-
-func isDropOrAlter(w string) bool {
-	return len(w) == 4 && strings.EqualFold(w, "drop") || len(w) == 5 && strings.EqualFold(w, "alter")
-}
