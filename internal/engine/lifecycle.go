@@ -79,7 +79,8 @@ func (s *Session[A]) Run(ctx context.Context, query string, args A) (step Step, 
 	if p.plan == nil || p.plan.PassThrough() {
 		return s.passThroughStep(ctx, query, p)
 	}
-	return s.planned(ctx, p, args)
+	err = s.planned(ctx, p, args, &step)
+	return step, err
 }
 
 // Prepare is what a front end's prepared statement does once, when the
@@ -140,38 +141,52 @@ func (s *Session[A]) Finish(ctx context.Context, step *Step, err error) error {
 	return s.afterStatements(ctx, p)
 }
 
-// planned is Run for a text with sequence work.
-func (s *Session[A]) planned(ctx context.Context, p *Statement, args A) (Step, error) {
+// planned is Run for a text with sequence work: it fills in step.
+func (s *Session[A]) planned(ctx context.Context, p *Statement, args A, step *Step) error {
+	if p.session || s.orphansPending || p.plan.Err != nil || p.pathErr != nil || s.pendingDrop.query != "" {
+		if err := s.beforePlanned(ctx, p, step); err != nil || step.st != nil {
+			return err
+		}
+	}
+	ev, err := s.evaluatePlan(ctx, p, args)
+	if err != nil {
+		return err
+	}
+	step.st, step.Rows, step.RowsAffected = p, ev.First, ev.RowsAffected
+	if ev.Send {
+		step.SQL, step.Bound = s.render(p, ev.Values)
+		step.Values = ev.Values
+	}
+	return nil
+}
+
+// beforePlanned is what planned does before the sequence work, seldom:
+// a text that changes the search_path or drops a schema too (DROP is a
+// trigger word: OWNED BY), store sequences whose owning columns went, a
+// plan refused. A statement it runs itself fills in step.
+func (s *Session[A]) beforePlanned(ctx context.Context, p *Statement, step *Step) error {
 	if p.session {
-		// A planned text may change the search_path or drop a schema too
-		// (DROP is a trigger word: OWNED BY).
 		if err := s.sessionStatement(ctx, p); err != nil {
-			return Step{}, err
+			return err
 		}
 	}
 	if s.orphansPending && s.db != nil && s.db.TxStatus() == 'I' {
 		if err := s.dropOrphans(ctx); err != nil {
-			return Step{}, s.Fail(ctx, err)
+			return s.Fail(ctx, err)
 		}
 	}
 	if p.plan.Err != nil {
-		return Step{}, s.Fail(ctx, s.typeError(ctx, p.plan.Err))
+		return s.Fail(ctx, s.typeError(ctx, p.plan.Err))
 	}
 	if p.pathErr != nil {
-		return Step{}, s.Fail(ctx, p.pathErr)
+		return s.Fail(ctx, p.pathErr)
 	}
 	if s.dropsSchema(p.query) {
-		return s.runHere(ctx, p.query, p) // a statement of its own: nothing else to do
+		var err error
+		*step, err = s.runHere(ctx, p.query, p) // a statement of its own: nothing else to do
+		return err
 	}
-	ev, err := s.evaluatePlan(ctx, p, args)
-	if err != nil {
-		return Step{}, err
-	}
-	if !ev.Send {
-		return Step{Rows: ev.First, RowsAffected: ev.RowsAffected, st: p}, nil
-	}
-	sql, bound := s.render(p, ev.Values)
-	return Step{SQL: sql, Values: ev.Values, Bound: bound, Rows: ev.First, st: p}, nil
+	return nil
 }
 
 // passThroughStep is Run for a text without sequence work that the session

@@ -263,12 +263,18 @@ func (c *Conn) QueryContext(_ context.Context, query string, args []driver.Named
 // follow keeps the transaction status in step with a text that begins or
 // ends a transaction block: its first word decides.
 func (c *Conn) follow(query string) {
-	q := strings.TrimLeft(query, " \t\n")
-	end := strings.IndexAny(q, " ;\t\n")
-	if end < 0 {
-		end = len(q)
+	i := 0
+	for i < len(query) && (query[i] == ' ' || query[i] == '\t' || query[i] == '\n') {
+		i++
 	}
-	w := q[:end]
+	j := i
+	for j < len(query) && (query[j]|0x20 >= 'a' && query[j]|0x20 <= 'z') {
+		j++
+	}
+	w := query[i:j]
+	if len(w) < 3 || len(w) > 8 || !strings.ContainsRune("bBsScCeErRaA", rune(w[0])) {
+		return // not a word that begins or ends a transaction block
+	}
 	switch {
 	case strings.EqualFold(w, "begin"), strings.EqualFold(w, "start"):
 		c.status = 'T'
