@@ -683,3 +683,54 @@ func TestDBCloseReleases(t *testing.T) {
 		t.Errorf("store position after db.Close %+v, want %+v", info.Position, want)
 	}
 }
+
+// bareConnector hands out connections that show only database/sql's
+// interfaces: no way to the database session behind them.
+type bareConnector struct{ driver.Connector }
+
+type bareConn struct {
+	driver.Conn
+	driver.ExecerContext
+	driver.QueryerContext
+}
+
+func (c bareConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	dc, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return bareConn{dc, dc.(driver.ExecerContext), dc.(driver.QueryerContext)}, nil
+}
+
+// TestInnerWithoutSession: the postgres dialect needs the inner
+// connection's session (engine.DB); an inner driver without it fails the
+// connection at once, saying so, rather than seqshim skipping the checks
+// that need it. The other dialects take it.
+func TestInnerWithoutSession(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		dialect string
+		fails   bool
+	}{{DialectPostgres, true}, {DialectSQLite, false}, {DialectMySQL, false}} {
+		t.Run(tt.dialect, func(t *testing.T) {
+			c, err := NewConnector(bareConnector{&fakedriver.Connector{}}, func(o *Options) {
+				o.Store, o.Dialect = memstore.New(), tt.dialect
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			dc, err := c.Connect(ctx)
+			if tt.fails {
+				if err == nil || !strings.Contains(err.Error(), "postgres dialect needs") || !strings.Contains(err.Error(), "bareConn") {
+					t.Fatalf("connect: %v, want the postgres dialect's refusal naming the inner connection", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			dc.Close()
+		})
+	}
+}
