@@ -84,6 +84,12 @@ type Spec struct {
 	// defaults of every cache serving the sequence from the next block it
 	// receives ([Block.Policy]). The zero value overrides nothing. Not SQL.
 	Policy Policy
+	// Members are the databases that declared the sequence, each with its
+	// view (its OWNED BY and column defaults), in DB order; nil for a
+	// sequence no database declared (made by seqctl, or before membership
+	// was kept), which every database sees, with OwnedBy and Defaults as
+	// its view. See [Member] and [Spec.View]. Not SQL.
+	Members []Member
 }
 
 // DefaultSpec is CREATE SEQUENCE with no options: bigint, 1, 2, 3, ...
