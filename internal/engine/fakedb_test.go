@@ -21,6 +21,7 @@ type fakeDB struct {
 	path    string // "" is "$user", public
 	user    string
 	schemas []string
+	db      string // the database's identity; "" for a fixed one
 
 	fail map[string]error // Exec of these statements fails so
 
@@ -55,6 +56,8 @@ func (c *fakeDB) Exec(_ context.Context, sql string) (int64, error) {
 func (c *fakeDB) Query(_ context.Context, sql string, args ...string) ([][]string, error) {
 	c.queries = append(c.queries, sql)
 	switch sql {
+	case sessionQuery:
+		return [][]string{{strings.Join(c.existing(), ","), c.identity()}}, nil
 	case pathQuery:
 		return [][]string{{strings.Join(c.existing(), ",")}}, nil
 	case creationQuery:
@@ -72,6 +75,14 @@ func (c *fakeDB) Query(_ context.Context, sql string, args ...string) ([][]strin
 		return [][]string{{c.txRO}}, nil
 	}
 	return nil, nil
+}
+
+// identity is the database's sequence.DatabaseID: db, or a fixed one.
+func (c *fakeDB) identity() string {
+	if c.db != "" {
+		return c.db
+	}
+	return "7000000000000000001/16384/fake"
 }
 
 func (c *fakeDB) schemaList() []string {

@@ -34,6 +34,10 @@ import (
 const (
 	pathQuery     = "SELECT coalesce(pg_catalog.string_agg(pg_catalog.quote_ident(s), ',' ORDER BY i), '') FROM pg_catalog.unnest(pg_catalog.current_schemas(false)) WITH ORDINALITY AS u(s, i)"
 	creationQuery = "SELECT coalesce((pg_catalog.current_schemas(false))[1]::text, '')"
+	// sessionQuery is what a session reads when it opens: the path, and
+	// the database's identity (sequence.DatabaseID), in one round trip.
+	sessionQuery = "SELECT (" + pathQuery + "), (SELECT system_identifier::text FROM pg_catalog.pg_control_system()) || '/' || " +
+		"(SELECT oid::text FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()) || '/' || pg_catalog.current_database()"
 	schemaQuery   = "SELECT count(*)::text FROM pg_catalog.pg_namespace WHERE nspname = $1"
 )
 
@@ -71,6 +75,22 @@ func (s *Session[A]) notePath(e rewrite.PathEffect) {
 	}
 }
 
+// learnSession reads what a session needs when it opens: its search_path
+// and its database's identity.
+func (s *Session[A]) learnSession(ctx context.Context) error {
+	s.heardFrom()
+	row, err := s.queryRow(ctx, sessionQuery)
+	if err != nil {
+		return err
+	}
+	if len(row) != 2 || row[1] == "" {
+		return fmt.Errorf("seqshim: reading the session's search_path and database: got %q", row)
+	}
+	s.dbID = row[1]
+	s.setPath(row[0])
+	return nil
+}
+
 // learnPath reads the session's effective search_path.
 func (s *Session[A]) learnPath(ctx context.Context) error {
 	s.heardFrom()
@@ -81,12 +101,18 @@ func (s *Session[A]) learnPath(ctx context.Context) error {
 	if len(row) != 1 {
 		return fmt.Errorf("seqshim: reading the search_path: got %d columns, want 1", len(row))
 	}
-	s.path.schemas = pathSchemas(row[0], "")
+	s.setPath(row[0])
+	return nil
+}
+
+// setPath is what learnPath learned: the effective search_path as a
+// setting.
+func (s *Session[A]) setPath(setting string) {
+	s.path.schemas = pathSchemas(setting, "")
 	s.path.trivial = len(s.path.schemas) == 1 && s.path.schemas[0] == sequence.DefaultSchema
 	s.path.known = true
 	s.path.changes++
 	clear(s.path.resolved)
-	return nil
 }
 
 // pathSchemas are the schemas a search_path setting names for lookup, in

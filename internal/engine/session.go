@@ -38,6 +38,7 @@ func (a AnyArgs) Arg(i int) (any, error) { return a[i], nil }
 type Session[A Args] struct {
 	eng  *Engine
 	db   DB         // nil for the dialects other than postgres
+	dbID string     // the database's identity (sequence.DatabaseID); "" without db
 	seq  state      // currval and lastval
 	tx   *held      // sequence DDL held for the open transaction; nil: none
 	path searchPath // the search_path, learned through db
@@ -72,7 +73,8 @@ type Session[A Args] struct {
 // NewSession returns a session of e on a database session, through which
 // the session sends and reads everything it needs of the database (see
 // [DB]): the postgres dialect needs one, and NewSession reads the
-// session's search_path through it (one query). Other dialects take nil.
+// session's search_path and its database's identity through it (one
+// query). Other dialects take nil.
 func NewSession[A Args](ctx context.Context, e *Engine, db DB) (*Session[A], error) {
 	if e.dialect != rewrite.Postgres {
 		db = nil // nothing of PostgreSQL's session to follow
@@ -82,7 +84,7 @@ func NewSession[A Args](ctx context.Context, e *Engine, db DB) (*Session[A], err
 	s := &Session[A]{eng: e, db: db}
 	if db != nil {
 		// One query now, so that no sequence call pays for it.
-		if err := s.learnPath(ctx); err != nil {
+		if err := s.learnSession(ctx); err != nil {
 			return nil, err
 		}
 	}

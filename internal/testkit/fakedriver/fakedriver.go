@@ -130,6 +130,9 @@ func (c *Connector) catalog(query string, args []driver.NamedValue) *catalogRows
 				existing = append(existing, s)
 			}
 		}
+		if strings.Contains(query, "pg_control_system") { // the path and the database's identity
+			return &catalogRows{cols: []string{"path", "db"}, vals: []driver.Value{strings.Join(existing, ","), FakeDatabaseID}}
+		}
 		if strings.Contains(query, "string_agg") { // the effective path
 			return &catalogRows{cols: []string{"coalesce"}, vals: []driver.Value{strings.Join(existing, ",")}}
 		}
@@ -147,6 +150,10 @@ func (c *Connector) catalog(query string, args []driver.NamedValue) *catalogRows
 	}
 	return nil
 }
+
+// FakeDatabaseID is the identity (sequence.DatabaseID) of every fake
+// connection's database.
+const FakeDatabaseID = "7000000000000000001/16384/fake"
 
 var _ driver.Connector = (*Connector)(nil)
 
