@@ -260,7 +260,11 @@ func (s *Session[A]) dropOrphans(ctx context.Context) error {
 		db, haveIdent string
 	)
 	for _, info := range list {
-		d, rel, att, ok := parseOwnerRef(info.Spec.OwnedBy)
+		view, visible := s.view(info.Spec)
+		if !visible {
+			continue // another database's
+		}
+		d, rel, att, ok := parseOwnerRef(view.OwnedBy)
 		if !ok {
 			continue
 		}
@@ -293,14 +297,15 @@ WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_attribute WHERE attrelid = x.r AND a
 			return fmt.Errorf("seqshim: unexpected row %q of the ownership query", r)
 		}
 		name := names[i-1]
-		err = s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
-			return s.eng.store.Drop(ctx, name)
-		})
+		dropped, err := s.dropHere(ctx, name)
 		if err != nil && !errors.Is(err, sequence.ErrNotFound) {
 			return s.eng.storeErr(err)
 		}
-		s.eng.cache.Retire(name) // the process's other sessions see it gone
+		if dropped {
+			s.eng.cache.Retire(name) // the process's other sessions see it gone
+		}
 		s.seq.drop(name)
+		s.eng.forgetDefaults()
 	}
 	return nil
 }
@@ -346,11 +351,8 @@ func (s *Session[A]) storeOnly(ctx context.Context, name string) (bool, error) {
 	if kind, err := s.relkind(ctx, name); err != nil || kind != 0 {
 		return false, err
 	}
-	if _, err := s.eng.store.Describe(ctx, name); err != nil {
-		if errors.Is(err, sequence.ErrNotFound) {
-			return false, nil
-		}
-		return false, s.eng.storeErr(err)
+	if ok, err := s.exists(ctx, name); err != nil || !ok {
+		return false, err
 	}
 	return true, nil
 }

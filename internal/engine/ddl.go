@@ -47,15 +47,18 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 					return err
 				}
 			}
-			err = st.Create(ctx, name, spec, pos)
-			if d.IfNotExists && errors.Is(err, sequence.ErrExists) {
+			attached, err := s.declare(ctx, name, spec, pos)
+			if d.IfNotExists && errors.Is(err, sequence.ErrExists) && !isCounterError(err) {
 				continue // PostgreSQL: a notice, the sequence stays as it is
 			}
 			if err != nil {
 				return s.eng.storeErr(err)
 			}
-			s.eng.cache.Invalidate(name) // it may remember "does not exist"
-			s.eng.cache.Retire(name)     // not a sequence of that name dropped elsewhere
+			if !attached {
+				s.eng.cache.Invalidate(name) // it may remember "does not exist"
+				s.eng.cache.Retire(name)     // not a sequence of that name dropped elsewhere
+			}
+			s.eng.forgetDefaults() // its column defaults, if any, are this database's now
 		}
 	case rewrite.Alter:
 		names, err := s.ddlNames(ctx, d)
@@ -67,24 +70,24 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				continue // IF EXISTS of a name no schema of the path has
 			}
 			clauses := d.Clauses
-			if d.OwnedBy != "" {
-				// PostgreSQL finds the sequence before it reads OWNED BY.
-				if _, err := st.Describe(ctx, name); err != nil {
-					if d.IfExists && errors.Is(err, sequence.ErrNotFound) && s.notSequence(ctx, name, err) == err {
-						continue
-					}
-					return s.eng.storeErr(s.ddlError(ctx, d, i, name, s.notSequence(ctx, name, err)))
+			// PostgreSQL finds the sequence first: this database's.
+			if ok, err := s.exists(ctx, name); err != nil || !ok {
+				if err == nil {
+					err = notHere(name)
 				}
+				if d.IfExists && errors.Is(err, sequence.ErrNotFound) && s.notSequence(ctx, name, err) == err {
+					continue
+				}
+				return s.eng.storeErr(s.ddlError(ctx, d, i, name, s.notSequence(ctx, name, err)))
+			}
+			if d.OwnedBy != "" {
 				ref, err := s.ownedBy(ctx, name, d.OwnedBy)
 				if err != nil {
 					return err
 				}
 				clauses.OwnedBy = &ref
 			}
-			alter := func(ctx context.Context) error {
-				_, err := st.Alter(ctx, name, clauses)
-				return err
-			}
+			alter := func(ctx context.Context) error { return s.alterStore(ctx, name, clauses) }
 			if changesValues(d.Clauses) {
 				err = s.eng.cache.Change(ctx, name, alter)
 			} else {
@@ -137,6 +140,17 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				return sequence.ExistsError(to)
 			}
 			err = s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
+				info, visible, err := s.describe(ctx, name)
+				switch {
+				case err != nil:
+					return err
+				case !visible:
+					return notHere(name)
+				case s.others(info):
+					return unsupportedf(`seqshim: ALTER SEQUENCE %s RENAME TO %s: the sequence is shared with other databases (%s), whose catalogs would lose it; `+
+						`create %s (it continues no counter), or rename it in every database at once with seqctl`,
+						sequence.RelName(name), sequence.RelName(to), strings.Join(sequence.MemberDBs(info.Spec.Members), ", "), sequence.RelName(to))
+				}
 				return st.Rename(ctx, name, to)
 			})
 			err = s.notSequence(ctx, name, err)
@@ -162,7 +176,10 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				if name == "" {
 					continue
 				}
-				if _, err := st.Describe(ctx, name); err != nil {
+				if ok, err := s.exists(ctx, name); err != nil || !ok {
+					if err == nil {
+						err = notHere(name)
+					}
 					err = s.notSequence(ctx, name, err)
 					if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 						continue
@@ -184,9 +201,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			if name == "" {
 				continue
 			}
-			err := s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
-				return st.Drop(ctx, name)
-			})
+			dropped, err := s.dropHere(ctx, name)
 			err = s.notSequence(ctx, name, err)
 			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
@@ -195,7 +210,9 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				i := slices.Index(resolved, name)
 				return s.eng.storeErr(dropError(s.ddlError(ctx, d, i, name, err)))
 			}
-			s.eng.cache.Retire(name)
+			if dropped {
+				s.eng.cache.Retire(name)
+			}
 			s.seq.drop(name)
 			s.eng.forgetDefaults() // its column defaults went with it
 		}
@@ -235,6 +252,33 @@ func (s *Session[A]) heldNames(ctx context.Context, d *rewrite.DDL) (*rewrite.DD
 		}
 	}
 	return &rd, nil
+}
+
+// isCounterError reports whether err is sequence.CounterError's: a CREATE
+// that would make another counter than the store's, which IF NOT EXISTS
+// does not cover (the database has no such sequence).
+func isCounterError(err error) bool {
+	var se *sequence.Error
+	return errors.As(err, &se) && se.Hint != "" && errors.Is(err, sequence.ErrExists)
+}
+
+// dropHere is DROP SEQUENCE name in this session's database: its
+// membership goes, and the counter too when it was the last database's;
+// dropped tells which. A sequence this database has not declared is 42P01.
+// Values cached by this process stay valid while the counter lives on.
+func (s *Session[A]) dropHere(ctx context.Context, name string) (dropped bool, err error) {
+	err = s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
+		ok, err := s.exists(ctx, name)
+		if err == nil && !ok {
+			err = notHere(name)
+		}
+		if err != nil {
+			return err
+		}
+		dropped, err = s.undeclare(ctx, name)
+		return err
+	})
+	return dropped, err
 }
 
 // changesValues reports whether ALTER SEQUENCE clauses change the values

@@ -48,8 +48,12 @@ type tableSet struct {
 	columns map[string][]string // table → its columns in order, as read from the database
 }
 
-// defaults is the engine's view of the store's column defaults.
+// defaults is the engine's view of the store's column defaults in one
+// database: each database sharing the store has its own (sequence.Spec.View).
 type defaults struct {
+	e  *Engine
+	db string // the database's identity; "" for a session without one
+
 	set     atomic.Pointer[tableSet] // nil until the first load
 	loading atomic.Bool              // a background load is running
 	forgot  atomic.Uint64            // counts forgetDefaults: a load that saw it change is stale
@@ -60,8 +64,8 @@ type defaults struct {
 // tableSet returns the table set, loading it when there is none yet or
 // when stale: synchronously the first time, in the background afterwards.
 // It returns nil when the store has no column defaults at all.
-func (e *Engine) tableSet(ctx context.Context) (*tableSet, error) {
-	if ts := e.loadedSet(ctx); ts != nil && len(ts.tables) > 0 {
+func (d *defaults) tableSet(ctx context.Context) (*tableSet, error) {
+	if ts := d.loadedSet(ctx); ts != nil && len(ts.tables) > 0 {
 		return ts, nil
 	}
 	return nil, nil
@@ -70,51 +74,51 @@ func (e *Engine) tableSet(ctx context.Context) (*tableSet, error) {
 // loadedSet is tableSet's load: the set as loaded, with no tables when the
 // store has no column defaults or could not be read; nil only when a load
 // raced with another's failure.
-func (e *Engine) loadedSet(ctx context.Context) *tableSet {
-	ts := e.defaults.set.Load()
+func (d *defaults) loadedSet(ctx context.Context) *tableSet {
+	ts := d.set.Load()
 	if ts == nil {
-		if err := e.loadDefaults(ctx); err != nil {
+		if err := d.load(ctx); err != nil {
 			// Statements go as they are (an INSERT that needed a default
 			// fails in the database, NOT NULL) until a load succeeds: a
 			// store outage must not fail the INSERTs of every table.
 			failed := &tableSet{}
-			if e.defaults.set.CompareAndSwap(nil, failed) {
+			if d.set.CompareAndSwap(nil, failed) {
 				failed.expire(retryDefaults)
 			}
 		}
-		return e.defaults.set.Load()
+		return d.set.Load()
 	}
-	if ts.stale.Load() && e.defaults.loading.CompareAndSwap(false, true) {
+	if ts.stale.Load() && d.loading.CompareAndSwap(false, true) {
 		go func() {
-			defer e.defaults.loading.Store(false)
+			defer d.loading.Store(false)
 			ctx, cancel := context.WithTimeout(context.Background(), defaultsTimeout)
 			defer cancel()
-			_ = e.loadDefaults(ctx) // kept as it was: the next statement tries again
+			_ = d.load(ctx) // kept as it was: the next statement tries again
 		}()
 	}
 	return ts
 }
 
-// loadDefaults reads every sequence's column defaults from the store. A
-// read that column DDL of the process overtook (forgetDefaults ran while
-// it read) is stale: it is read again, and never published.
-func (e *Engine) loadDefaults(ctx context.Context) error {
-	e.defaults.mu.Lock()
-	defer e.defaults.mu.Unlock()
+// load reads every sequence's column defaults in the database from the
+// store. A read that column DDL of the process overtook (forgetDefaults ran
+// while it read) is stale: it is read again, and never published.
+func (d *defaults) load(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for range maxDefaultsReads {
-		forgot := e.defaults.forgot.Load()
-		infos, err := e.store.List(ctx)
+		forgot := d.forgot.Load()
+		infos, err := d.e.store.List(ctx)
 		if err != nil {
-			return e.storeErr(err)
+			return d.e.storeErr(err)
 		}
-		if e.defaults.forgot.Load() != forgot {
+		if d.forgot.Load() != forgot {
 			continue
 		}
-		ts := e.publishDefaults(infos)
-		if e.defaults.forgot.Load() != forgot {
+		ts := d.publish(infos)
+		if d.forgot.Load() != forgot {
 			// Forgotten while it was published: a forget that came
 			// after the check above stored nil before ts, or will.
-			e.defaults.set.CompareAndSwap(ts, nil)
+			d.set.CompareAndSwap(ts, nil)
 		}
 		return nil
 	}
@@ -125,28 +129,36 @@ func (e *Engine) loadDefaults(ctx context.Context) error {
 // overtaking.
 const maxDefaultsReads = 4
 
-// publishDefaults makes the column defaults of infos the engine's.
-func (e *Engine) publishDefaults(infos []sequence.Info) *tableSet {
+// publish makes the column defaults of infos, in the database, the
+// engine's.
+func (d *defaults) publish(infos []sequence.Info) *tableSet {
 	tables := map[string]*rewrite.TableDefaults{}
 	for _, info := range infos {
-		for _, d := range info.Spec.Defaults {
-			t := tables[d.Table]
+		view, visible := info.Spec, true
+		if d.db != "" {
+			view, visible = info.Spec.View(d.db)
+		}
+		if !visible {
+			continue // another database's
+		}
+		for _, c := range view.Defaults {
+			t := tables[c.Table]
 			if t == nil {
-				t = &rewrite.TableDefaults{Table: d.Table}
-				tables[d.Table] = t
+				t = &rewrite.TableDefaults{Table: c.Table}
+				tables[c.Table] = t
 			}
-			t.Defaults = append(t.Defaults, rewrite.ColumnSequence{Column: d.Column, Sequence: info.Name, Kind: d.Kind})
+			t.Defaults = append(t.Defaults, rewrite.ColumnSequence{Column: c.Column, Sequence: info.Name, Kind: c.Kind})
 		}
 	}
-	old := e.defaults.set.Load()
-	version := e.defaults.version
+	old := d.set.Load()
+	version := d.version
 	if old == nil || !sameTables(old.tables, tables) {
-		e.defaults.version++
-		version = e.defaults.version
+		d.version++
+		version = d.version
 	}
 	ts := &tableSet{tables: tables, version: version}
 	ts.expire(defaultsTTL)
-	e.defaults.set.Store(ts)
+	d.set.Store(ts)
 	return ts
 }
 
@@ -158,11 +170,25 @@ func (ts *tableSet) expire(d time.Duration) {
 }
 
 // forgetDefaults makes the next statement that may need the column
-// defaults read them again: after column DDL. A load reading the store
-// meanwhile does not publish what it read.
+// defaults read them again, in every database: after column DDL. A load
+// reading the store meanwhile does not publish what it read.
 func (e *Engine) forgetDefaults() {
-	e.defaults.forgot.Add(1)
-	e.defaults.set.Store(nil)
+	e.dbDefaults.Range(func(_, v any) bool {
+		d := v.(*defaults)
+		d.forgot.Add(1)
+		d.set.Store(nil)
+		return true
+	})
+}
+
+// defaultsOf returns the engine's view of the column defaults in database
+// db.
+func (e *Engine) defaultsOf(db string) *defaults {
+	if d, ok := e.dbDefaults.Load(db); ok {
+		return d.(*defaults)
+	}
+	d, _ := e.dbDefaults.LoadOrStore(db, &defaults{e: e, db: db})
+	return d.(*defaults)
 }
 
 func sameTables(a, b map[string]*rewrite.TableDefaults) bool {
@@ -191,13 +217,13 @@ func (s *Session[A]) sameDefaults(ctx context.Context, p *Statement) bool {
 	if !p.memo || s.tx != nil || p.pathGen != s.path.changes {
 		return false
 	}
-	return s.eng.defaultsVersion(ctx) == p.version
+	return s.defs.current(ctx) == p.version
 }
 
-// defaultsVersion returns the version of the store's column defaults the
-// engine has, loading them as tableSet does.
-func (e *Engine) defaultsVersion(ctx context.Context) uint64 {
-	if ts := e.loadedSet(ctx); ts != nil {
+// current returns the version of the store's column defaults the engine
+// has, loading them as tableSet does.
+func (d *defaults) current(ctx context.Context) uint64 {
+	if ts := d.loadedSet(ctx); ts != nil {
 		return ts.version
 	}
 	return 0
@@ -209,7 +235,7 @@ func (e *Engine) defaultsVersion(ctx context.Context) uint64 {
 // transaction's own column DDL, not in the store yet, and may be kept only
 // for this statement.
 func (s *Session[A]) inject(ctx context.Context, query string) (text string, version uint64, memo bool, err error) {
-	ts := s.eng.loadedSet(ctx)
+	ts := s.defs.loadedSet(ctx)
 	if ts != nil {
 		version = ts.version
 		if len(ts.tables) == 0 {

@@ -35,12 +35,12 @@ func dropDependents(name string, defaults []sequence.ColumnDefault, cascade bool
 // checkDrop returns dropDependents's error for store sequence name, as the
 // store describes it; nil when it does not exist (the drop reports that).
 func (s *Session[A]) checkDrop(ctx context.Context, name string, cascade bool) error {
-	info, err := s.eng.store.Describe(ctx, name)
+	info, _, err := s.describe(ctx, name)
 	if errors.Is(err, sequence.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return s.eng.storeErr(err)
 	}
-	return dropDependents(name, info.Spec.Defaults, cascade)
+	return dropDependents(name, info.Spec.Defaults, cascade) // this database's columns
 }

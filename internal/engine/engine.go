@@ -32,7 +32,7 @@ type Engine struct {
 	// stale.
 	ddlGen atomic.Uint64
 
-	defaults defaults // the store's column defaults: see defaults.go
+	dbDefaults sync.Map // database identity → *defaults: the store's column defaults there (defaults.go)
 
 	closeOnce sync.Once
 	closeErr  error

@@ -44,6 +44,9 @@ func (s *Session[A]) beforeSchemaDrop(ctx context.Context, p *Statement) error {
 	for _, d := range drops {
 		var in []string
 		for _, info := range infos {
+			if _, visible := s.view(info.Spec); !visible {
+				continue // another database's
+			}
 			if schema, _ := sequence.SplitName(info.Name); slices.Contains(d.Schemas, schema) {
 				in = append(in, info.Name)
 			}
@@ -96,16 +99,17 @@ func (s *Session[A]) afterDatabase(ctx context.Context, query string) error {
 	defer s.eng.ddlGen.Add(1)
 	var errs []error
 	for _, name := range names {
-		err := s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
-			return s.eng.store.Drop(ctx, name)
-		})
+		dropped, err := s.dropHere(ctx, name)
 		if err != nil && !errors.Is(err, sequence.ErrNotFound) {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 			continue
 		}
-		s.eng.cache.Retire(name) // the process's other sessions see it gone
+		if dropped {
+			s.eng.cache.Retire(name) // the process's other sessions see it gone
+		}
 		s.seq.drop(name)
 	}
+	s.eng.forgetDefaults()
 	if len(errs) > 0 {
 		return fmt.Errorf("seqshim: the database dropped the schema, but not every store sequence in it was dropped (drop them with seqctl drop): %w", errors.Join(errs...))
 	}

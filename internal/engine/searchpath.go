@@ -169,12 +169,12 @@ func (s *Session[A]) resolve(ctx context.Context, name string) (string, error) {
 	rel := sequence.RelName(name)
 	for _, schema := range s.path.schemas {
 		cand := sequence.FormatName(schema, rel)
-		_, err := s.eng.store.Describe(ctx, cand)
-		if errors.Is(err, sequence.ErrNotFound) {
-			continue
-		}
+		ok, err := s.exists(ctx, cand) // this database's
 		if err != nil {
-			return "", s.eng.storeErr(err)
+			return "", err
+		}
+		if !ok {
+			continue
 		}
 		if s.path.resolved == nil {
 			s.path.resolved = make(map[string]string)

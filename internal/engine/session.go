@@ -39,6 +39,7 @@ type Session[A Args] struct {
 	eng  *Engine
 	db   DB         // nil for the dialects other than postgres
 	dbID string     // the database's identity (sequence.DatabaseID); "" without db
+	defs *defaults  // the store's column defaults in the database
 	seq  state      // currval and lastval
 	tx   *held      // sequence DDL held for the open transaction; nil: none
 	path searchPath // the search_path, learned through db
@@ -88,6 +89,7 @@ func NewSession[A Args](ctx context.Context, e *Engine, db DB) (*Session[A], err
 			return nil, err
 		}
 	}
+	s.defs = e.defaultsOf(s.dbID)
 	return s, nil
 }
 

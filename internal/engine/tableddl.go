@@ -44,7 +44,7 @@ func (s *Session[A]) servesTables(ctx context.Context, pl *rewrite.Plan) (bool, 
 		}
 		if !loaded {
 			var err error
-			if ts, err = s.eng.tableSet(ctx); err != nil {
+			if ts, err = s.defs.tableSet(ctx); err != nil {
 				return false, err
 			}
 			ts, loaded = ts.overlay(s.heldDefaults()), true
@@ -243,7 +243,9 @@ func (s *Session[A]) tableBindings(ctx context.Context, table string) (map[strin
 	}
 	all := map[string][]sequence.ColumnDefault{}
 	for _, info := range infos {
-		all[info.Name] = info.Spec.Defaults
+		if view, ok := s.view(info.Spec); ok {
+			all[info.Name] = view.Defaults
+		}
 	}
 	defs, dropped := s.heldDefaults()
 	for seq, d := range defs {
@@ -273,7 +275,10 @@ func (s *Session[A]) seqDefaults(ctx context.Context, seq string) ([]sequence.Co
 			return d, nil
 		}
 	}
-	info, err := s.eng.store.Describe(ctx, seq)
+	info, visible, err := s.describe(ctx, seq)
+	if err == nil && !visible {
+		err = notHere(seq)
+	}
 	if err != nil {
 		return nil, s.eng.storeErr(err)
 	}
@@ -398,11 +403,7 @@ func (s *Session[A]) visibleSeq(ctx context.Context, name string) (bool, error) 
 	if s.tx != nil {
 		return s.visible(ctx, name)
 	}
-	_, err := s.eng.store.Describe(ctx, name)
-	if errors.Is(err, sequence.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	return s.exists(ctx, name)
 }
 
 // storeSequence resolves the sequence of DEFAULT nextval('s'): its store

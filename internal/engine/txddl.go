@@ -36,6 +36,9 @@ type heldSeq struct {
 	alters []sequence.Clauses // ALTERs of origin, in order, to apply at commit
 	reset  bool               // some ALTER restarts it: its position owes nothing to base
 	moved  bool               // local nextval or setval: pos must reach the store
+	// attached: at COMMIT, the store had the sequence this transaction
+	// created, and this database was attached to its counter.
+	attached bool
 }
 
 // rename is an ALTER SEQUENCE … RENAME of a store sequence.
@@ -47,6 +50,7 @@ type held struct {
 	seqs    map[string]*heldSeq // name in the transaction → sequence
 	hidden  map[string]bool     // names dropped or renamed away here: 42P01
 	drops   []string            // store names to drop
+	gone    map[string]bool     // at COMMIT: the drops whose counter went with this database, its last
 	renames []rename            // store renames, in order
 	shadow  map[string]shadow   // currval of store sequences dropped here, back if it rolls back
 	marks   []mark              // savepoints taken while holding, oldest first
@@ -266,14 +270,7 @@ func (s *Session[A]) visible(ctx context.Context, name string) (bool, error) {
 	if hs != nil || gone {
 		return hs != nil, nil
 	}
-	_, err := s.eng.store.Describe(ctx, name)
-	if errors.Is(err, sequence.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, s.eng.storeErr(err)
-	}
-	return true, nil
+	return s.exists(ctx, name) // this database's
 }
 
 // hold returns the held sequence of name, taking a store sequence into the
@@ -295,8 +292,12 @@ func (s *Session[A]) hold(ctx context.Context, name string, local bool) (*heldSe
 		origin = hs.origin
 	}
 	var info sequence.Info
-	describe := func(ctx context.Context) (err error) {
-		info, err = s.eng.store.Describe(ctx, origin)
+	describe := func(ctx context.Context) error {
+		var visible bool
+		var err error
+		if info, visible, err = s.describe(ctx, origin); err == nil && !visible {
+			err = notHere(origin)
+		}
 		return err
 	}
 	var err error
@@ -536,7 +537,9 @@ func (s *Session[A]) committed(h *held) {
 	dropped := map[string]bool{}
 	for _, o := range uniqueNames(h.drops) {
 		dropped[o] = true
-		cache.Retire(o)
+		if h.gone[o] { // the counter went with this database, its last
+			cache.Retire(o)
+		}
 	}
 	for _, r := range h.renames {
 		if !dropped[r.origin] {
@@ -544,7 +547,7 @@ func (s *Session[A]) committed(h *held) {
 		}
 	}
 	for name, hs := range h.seqs {
-		if hs.origin == "" {
+		if hs.origin == "" && !hs.attached {
 			cache.Retire(name) // a new sequence: not one of that name dropped elsewhere
 		}
 		s.seq.restamp(name, cache.Incarnation(name))
@@ -583,19 +586,19 @@ func (s *Session[A]) apply(ctx context.Context, h *held) ([]undoFn, error) {
 			continue
 		}
 		origin := hs.origin
-		var before sequence.Info
+		var before sequence.Info // this database's view
 		err := cache.Change(ctx, origin, func(ctx context.Context) error {
 			var err error
-			if before, err = st.Describe(ctx, origin); err != nil {
+			if before, _, err = s.describe(ctx, origin); err != nil {
 				return err
 			}
 			if hs.moved && !hs.reset && before.Position != hs.base {
 				return &sequence.Error{Code: sequence.CodeSerializationFailure, Kind: sequence.ErrConflict, Message: fmt.Sprintf(
 					"seqshim: sequence %q was used by another session while this transaction altered it and drew from it; retry the transaction", sequence.RelName(origin))}
 			}
-			undo = append(undo, func(ctx context.Context) error { return s.eng.restore(ctx, origin, before) })
+			undo = append(undo, func(ctx context.Context) error { return s.restore(ctx, origin, before) })
 			for _, c := range hs.alters {
-				if _, err := st.Alter(ctx, origin, c); err != nil {
+				if err := s.alterStore(ctx, origin, c); err != nil {
 					return err
 				}
 			}
@@ -608,14 +611,17 @@ func (s *Session[A]) apply(ctx context.Context, h *held) ([]undoFn, error) {
 			return undo, s.eng.storeErr(err)
 		}
 	}
+	h.gone = map[string]bool{}
 	for _, origin := range uniqueNames(h.drops) {
-		var before sequence.Info
+		var before sequence.Info // the store's, every database's view in it
+		var dropped bool
 		err := cache.Change(ctx, origin, func(ctx context.Context) error {
 			var err error
 			if before, err = st.Describe(ctx, origin); err != nil {
 				return err
 			}
-			return st.Drop(ctx, origin)
+			dropped, err = s.undeclare(ctx, origin)
+			return err
 		})
 		if errors.Is(err, sequence.ErrNotFound) {
 			continue // dropped meanwhile by someone else: as asked
@@ -623,7 +629,14 @@ func (s *Session[A]) apply(ctx context.Context, h *held) ([]undoFn, error) {
 		if err != nil {
 			return undo, s.eng.storeErr(err)
 		}
+		h.gone[origin] = dropped
 		undo = append(undo, func(ctx context.Context) error {
+			if !dropped {
+				// The counter lives on: this database's view comes back.
+				view, _ := before.Spec.View(s.dbID)
+				_, err := s.eng.memberships().Attach(ctx, origin, s.viewMember(view.OwnedBy, view.Defaults), before.Spec)
+				return err
+			}
 			// Back where it was, so nothing handed out comes again.
 			err := st.Create(ctx, origin, before.Spec, before.Position)
 			cache.Invalidate(origin)
@@ -650,30 +663,38 @@ func (s *Session[A]) apply(ctx context.Context, h *held) ([]undoFn, error) {
 		if hs.origin != "" {
 			continue
 		}
-		if err := st.Create(ctx, name, hs.spec, hs.pos); err != nil {
+		attached, err := s.declare(ctx, name, hs.spec, hs.pos)
+		if err != nil {
 			return undo, s.eng.storeErr(err)
 		}
-		cache.Invalidate(name) // it may remember "does not exist"
+		hs.attached = attached
+		if !attached {
+			cache.Invalidate(name) // it may remember "does not exist"
+		}
 		undo = append(undo, func(ctx context.Context) error {
-			return cache.Change(ctx, name, func(ctx context.Context) error { return st.Drop(ctx, name) })
+			return cache.Change(ctx, name, func(ctx context.Context) error {
+				_, err := s.undeclare(ctx, name)
+				return err
+			})
 		})
 	}
 	return undo, nil
 }
 
 // restore puts a store sequence's spec back as it was before the
-// transaction altered it, and its position too when nobody drew from it
-// since: never behind a value handed out.
-func (e *Engine) restore(ctx context.Context, name string, before sequence.Info) error {
+// transaction altered it (this database's view too), and its position too
+// when nobody drew from it since: never behind a value handed out.
+func (s *Session[A]) restore(ctx context.Context, name string, before sequence.Info) error {
+	e := s.eng
 	return e.cache.Change(ctx, name, func(ctx context.Context) error {
 		sp := before.Spec
 		c := sequence.Clauses{Type: &sp.Type, Increment: &sp.Increment, MinValue: &sp.Min, MaxValue: &sp.Max,
-			Start: &sp.Start, Cache: &sp.Cache, Cycle: &sp.Cycle}
+			Start: &sp.Start, Cache: &sp.Cache, Cycle: &sp.Cycle, OwnedBy: &sp.OwnedBy, Defaults: &sp.Defaults}
 		now, err := e.store.Describe(ctx, name)
 		if err != nil {
 			return err
 		}
-		if _, err := e.store.Alter(ctx, name, c); err != nil {
+		if err := s.alterStore(ctx, name, c); err != nil {
 			return err
 		}
 		if now.Position != before.Position && !passed(sp, now.Position, before.Position) {

@@ -1,0 +1,173 @@
+// Many databases, one id space: the databases that share a store share
+// its counters, each with a catalog of its own over them (see
+// sequence.Member). A session's sequence DDL declares and undeclares its own
+// database: CREATE attaches it to a counter the store has, DROP detaches
+// it, and the counter goes with its last database; OWNED BY and column
+// defaults are each database's own view.
+
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/seqshim/seqshim/sequence"
+)
+
+// maxMemberTries bounds the retries of a membership change that raced with
+// another database's (a sequence dropped or created between two reads).
+const maxMemberTries = 8
+
+// memberships is the store's membership side.
+func (e *Engine) memberships() sequence.Memberships {
+	return e.store.(sequence.Memberships)
+}
+
+// describe returns sequence name as this session's database sees it: its
+// spec's view (sequence.Spec.View: this database's OWNED BY and column
+// defaults) and whether the database has it at all — a member, or a
+// sequence without members, which every database sees. A session without a
+// database identity (the other dialects) sees every sequence.
+func (s *Session[A]) describe(ctx context.Context, name string) (info sequence.Info, visible bool, err error) {
+	info, err = s.eng.store.Describe(ctx, name)
+	if err != nil {
+		return info, false, err
+	}
+	info.Spec, visible = s.view(info.Spec)
+	return info, visible, nil
+}
+
+// view is spec as this session's database sees it (see describe).
+func (s *Session[A]) view(spec sequence.Spec) (sequence.Spec, bool) {
+	if s.dbID == "" {
+		return spec, true
+	}
+	return spec.View(s.dbID)
+}
+
+// exists reports whether this session's database has sequence name.
+func (s *Session[A]) exists(ctx context.Context, name string) (bool, error) {
+	_, visible, err := s.describe(ctx, name)
+	if errors.Is(err, sequence.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.eng.storeErr(err)
+	}
+	return visible, nil
+}
+
+// notHere is the store's answer for a sequence this database has not
+// declared: PostgreSQL's 42P01, as the database's own catalog has none.
+func notHere(name string) error { return sequence.NotFoundError(name) }
+
+// declare creates sequence name with spec at pos as this session's
+// database's, or, when the store has a sequence of that name this database
+// has not declared, attaches the database to it: the counter's shape must
+// be spec's (sequence.CounterError otherwise), and it does not move. A
+// sequence this database has already is sequence.ErrExists (42P07).
+// attached reports that the counter was there.
+func (s *Session[A]) declare(ctx context.Context, name string, spec sequence.Spec, pos sequence.Position) (attached bool, err error) {
+	st := s.eng.store
+	m := s.viewMember(spec.OwnedBy, spec.Defaults)
+	if s.dbID != "" {
+		spec.Members = []sequence.Member{m}
+		spec.OwnedBy, spec.Defaults = "", nil
+	}
+	for range maxMemberTries {
+		err := st.Create(ctx, name, spec, pos)
+		if !errors.Is(err, sequence.ErrExists) || s.dbID == "" {
+			return false, err
+		}
+		visible, err := s.exists(ctx, name)
+		switch {
+		case err != nil:
+			return false, err
+		case visible:
+			return false, sequence.ExistsError(name)
+		}
+		_, err = s.eng.memberships().Attach(ctx, name, m, spec)
+		if !errors.Is(err, sequence.ErrNotFound) {
+			return err == nil, err
+		}
+		// Dropped since: create it.
+	}
+	return false, fmt.Errorf("seqshim: sequence %s: another database kept creating and dropping it", name)
+}
+
+// viewMember is this session's database as a member with the view ownedBy,
+// defaults.
+func (s *Session[A]) viewMember(ownedBy string, defaults []sequence.ColumnDefault) sequence.Member {
+	return sequence.Member{DB: s.dbID, OwnedBy: ownedBy, Defaults: defaults}
+}
+
+// undeclare removes this session's database from sequence name: dropped
+// reports that it was the last, and the counter went with it.
+func (s *Session[A]) undeclare(ctx context.Context, name string) (dropped bool, err error) {
+	if s.dbID == "" {
+		return true, s.eng.store.Drop(ctx, name)
+	}
+	return s.eng.memberships().Detach(ctx, name, s.dbID)
+}
+
+// setView replaces this database's view of sequence name: its OWNED BY,
+// its column defaults, or both (nil: kept). A sequence without members
+// (made before membership was kept) becomes this database's.
+func (s *Session[A]) setView(ctx context.Context, name string, ownedBy *string, defaults *[]sequence.ColumnDefault) error {
+	if s.dbID == "" {
+		_, err := s.eng.store.Alter(ctx, name, sequence.Clauses{OwnedBy: ownedBy, Defaults: defaults})
+		return err
+	}
+	for range maxMemberTries {
+		info, visible, err := s.describe(ctx, name)
+		if err != nil {
+			return err
+		}
+		if !visible {
+			return notHere(name)
+		}
+		m := s.viewMember(info.Spec.OwnedBy, info.Spec.Defaults)
+		if ownedBy != nil {
+			m.OwnedBy = *ownedBy
+		}
+		if defaults != nil {
+			m.Defaults = *defaults
+		}
+		_, err = s.eng.memberships().Attach(ctx, name, m, info.Spec)
+		if !errors.Is(err, sequence.ErrExists) {
+			return err
+		}
+		// The counter changed between the read and the attach (an ALTER
+		// of another database): read it again.
+	}
+	return fmt.Errorf("seqshim: sequence %s: its counter kept changing", name)
+}
+
+// alterStore applies ALTER SEQUENCE clauses to store sequence name: the
+// counter's (shared by every database) with the store's Alter, this
+// database's OWNED BY and column defaults to its view.
+func (s *Session[A]) alterStore(ctx context.Context, name string, c sequence.Clauses) error {
+	ownedBy, defaults := c.OwnedBy, c.Defaults
+	c.OwnedBy, c.Defaults = nil, nil
+	if c != (sequence.Clauses{}) {
+		if _, err := s.eng.store.Alter(ctx, name, c); err != nil {
+			return err
+		}
+	}
+	if ownedBy != nil || defaults != nil {
+		return s.setView(ctx, name, ownedBy, defaults)
+	}
+	return nil
+}
+
+// others reports whether databases other than this session's have
+// declared sequence name.
+func (s *Session[A]) others(info sequence.Info) bool {
+	for _, m := range info.Spec.Members {
+		if m.DB != s.dbID {
+			return true
+		}
+	}
+	return false
+}
