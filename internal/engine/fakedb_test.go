@@ -46,9 +46,14 @@ func (c *fakeDB) Exec(_ context.Context, sql string) (int64, error) {
 	if err := c.fail[sql]; err != nil {
 		return 0, err
 	}
-	if strings.HasPrefix(sql, "DO ") {
+	switch {
+	case strings.HasPrefix(sql, "DO "):
 		c.status = 'E'
 		return 0, errors.New("raised")
+	case sql == "BEGIN":
+		c.status = 'T'
+	case sql == "COMMIT", sql == "ROLLBACK":
+		c.status = 'I'
 	}
 	return 0, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,5 +67,40 @@ func TestGuard(t *testing.T) {
 	step, err := s.Run(ctx, "SELECT nextval('s')", nil)
 	if err != nil || rowsOf(step.Rows) != "[1]" {
 		t.Fatalf("the session after the panics: %v, %v", rowsOf(step.Rows), err)
+	}
+}
+
+// describePanicStore is a memory store whose Describe panics.
+type describePanicStore struct{ *memstore.Store }
+
+func (describePanicStore) Describe(context.Context, string) (sequence.Info, error) {
+	panic("a bug in Describe")
+}
+
+// TestGuardWrapped: a panic in table DDL that the session wraps in a
+// transaction block of its own rolls that block back: the front end never
+// opened it, and the session goes on outside one.
+func TestGuardWrapped(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(ctx, Config{Store: describePanicStore{memstore.New()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	db := &fakeDB{}
+	s, err := NewSession[AnyArgs](ctx, e, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Run(ctx, "CREATE TABLE t (id serial)", nil)
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != codeInternalError {
+		t.Fatalf("%v, want XX000", err)
+	}
+	if db.TxStatus() != 'I' || !slices.Contains(db.sent, "ROLLBACK") {
+		t.Fatalf("status %c, sent %q: the session's own transaction block is left open", db.TxStatus(), db.sent)
+	}
+	if s.tx != nil {
+		t.Error("DDL is still held")
 	}
 }

@@ -299,6 +299,15 @@ func (s *Session[A]) guard(ctx context.Context, query string, err *error) {
 	}
 	logger.ErrorContext(ctx, "seqshim: internal error: a statement failed on a bug of seqshim's; please report it",
 		"statement", quoted, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	if s.wrapped {
+		// A transaction block the session opened itself goes with the
+		// statement: the front end never opened it and would not end it.
+		s.wrapped = false
+		_ = s.Rollback(context.WithoutCancel(ctx), func(ctx context.Context) error {
+			_, err := s.db.Exec(ctx, "ROLLBACK")
+			return err
+		})
+	}
 	*err = s.Fail(ctx, &sequence.Error{Code: codeInternalError, Kind: sequence.ErrInvalid, Message: fmt.Sprintf(
 		"seqshim: internal error on the statement %q: %v (a bug of seqshim's, logged with its stack; the statement did not run)", quoted, r)})
 }

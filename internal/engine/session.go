@@ -46,6 +46,9 @@ type Session[A Args] struct {
 	// began: the front end began a transaction (Begin), for a session
 	// without db; cleared by Commit and Rollback.
 	began bool
+	// wrapped: the session opened the transaction block it is in itself,
+	// to run table DDL as one unit (evaluateTables).
+	wrapped bool
 
 	pendingDrop schemaDrop // store sequences to drop after the database ran a DROP SCHEMA
 

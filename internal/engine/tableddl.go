@@ -88,6 +88,7 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 		if _, err := s.db.Exec(ctx, "BEGIN"); err != nil {
 			return ev, err
 		}
+		s.wrapped = true // until it ends here (or in guard, on a panic)
 	}
 	rollback := func(ctx context.Context) error {
 		_, err := s.db.Exec(context.WithoutCancel(ctx), "ROLLBACK")
@@ -95,6 +96,7 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 	}
 	fail := func(err error) (Evaluation, error) {
 		if wrap {
+			s.wrapped = false
 			err = errors.Join(err, s.Rollback(ctx, rollback))
 		}
 		return ev, err
@@ -160,6 +162,7 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 			_, err := s.db.Exec(ctx, "COMMIT")
 			return err
 		}
+		s.wrapped = false
 		if err := s.Commit(ctx, commit, rollback); err != nil {
 			return ev, err
 		}
