@@ -182,6 +182,21 @@ func TestParseErrors(t *testing.T) {
 		{"begin with sql", "begin\nSELECT 1\n----\n", "begin takes only session="},
 		{"mode on prepared", "query stmt=p mode=simple\n----\n", "mode= does not apply"},
 		{"readonly on query", "query readonly\nSELECT 1\n----\n", "unknown option"},
+		{"session moves", "query session=x\nSELECT 1\n----\n\nquery session=x db=b\nSELECT 1\n----\n", "session x is on database a"},
+		{"default session moves", "query\nSELECT 1\n----\n\nquery session=a db=b\nSELECT 1\n----\n", "session a is on database a"},
+		{"recreate without db", "recreate\n----\nok\n", "recreate takes only db=NAME"},
+		{"recreate with session", "recreate db=b session=b\n----\nok\n", "recreate takes only db=NAME"},
+		{"recreate with sql", "recreate db=b\nSELECT 1\n----\nok\n", "recreate takes only db=NAME"},
+		{"ids on exec", "exec ids=id\nINSERT INTO t VALUES (1)\n----\n", "name columns of a query"},
+		{"ids empty space", "query ids=id@\nSELECT 1\n----\n", "want COL or COL@SPACE"},
+		{"seen empty column", "query seen=,x\nSELECT 1\n----\n", "want COL or COL@SPACE"},
+		{"ids and per-row", "query per-row ids=id\nSELECT 1\n----\n", "per-row does not go with"},
+		{"together alone", "query together\nSELECT 1\n----\n", "at least two consecutive steps"},
+		{"together one session", "query together\nSELECT 1\n----\n\nquery together\nSELECT 2\n----\n", "session a has another step"},
+		{"together split", "query db=a together=x\nSELECT 1\n----\n\nquery db=b together=y\nSELECT 2\n----\n", "together=x needs at least two"},
+		{"differs without section", "query differs\nSELECT 1\n----\nx\n", "differs needs a ---- seqshim section"},
+		{"section without differs", "query\nSELECT 1\n----\nx\n---- seqshim\ny\n", "section on a step without differs"},
+		{"empty section", "query differs\nSELECT 1\n----\nx\n---- seqshim\n\nquery\nSELECT 1\n----\n", "empty ---- seqshim section"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := conformance.Parse("x.txt", []byte(tc.src))
@@ -321,5 +336,264 @@ func TestParseBeginReadOnly(t *testing.T) {
 	}
 	if st := sc.Steps[0]; !st.ReadOnly || st.Session != "b" || sc.Steps[1].ReadOnly {
 		t.Errorf("steps %+v", sc.Steps)
+	}
+}
+
+func TestParseMultiDB(t *testing.T) {
+	src := `# Several databases.
+exec db=b
+CREATE SEQUENCE s
+----
+ok 0
+
+query session=x db=c ids=id@items,nextval seen=old
+SELECT 1 AS id, 2 AS nextval, 3 AS old
+----
+x
+
+query session=x
+SELECT 1
+----
+x
+
+query together
+SELECT 1
+----
+x
+
+query db=b together
+SELECT 2
+----
+x
+
+query together=two
+SELECT 3
+----
+x
+
+query session=x together=two differs
+SELECT 4
+----
+native
+---- seqshim
+seqshim ... text
+
+recreate db=b
+----
+ok
+`
+	sc, err := conformance.Parse("x.txt", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		verb              conformance.Verb
+		session, db, grp  string
+		ids, seen         []conformance.IDCol
+		differs           bool
+		expect, seqshimEx string
+	}
+	want := []row{
+		{verb: conformance.Exec, session: "b", db: "b", expect: "ok 0"},
+		{verb: conformance.Query, session: "x", db: "c", expect: "x",
+			ids:  []conformance.IDCol{{Col: "id", Space: "items"}, {Col: "nextval", Space: "nextval"}},
+			seen: []conformance.IDCol{{Col: "old", Space: "old"}}},
+		{verb: conformance.Query, session: "x", db: "c", expect: "x"},
+		{verb: conformance.Query, session: "a", db: "a", grp: "together", expect: "x"},
+		{verb: conformance.Query, session: "b", db: "b", grp: "together", expect: "x"},
+		{verb: conformance.Query, session: "a", db: "a", grp: "two", expect: "x"},
+		{verb: conformance.Query, session: "x", db: "c", grp: "two", differs: true, expect: "native", seqshimEx: "seqshim ... text"},
+		{verb: conformance.Recreate, db: "b", expect: "ok"},
+	}
+	if len(sc.Steps) != len(want) {
+		t.Fatalf("%d steps, want %d", len(sc.Steps), len(want))
+	}
+	for i, w := range want {
+		st := sc.Steps[i]
+		got := row{st.Verb, st.Session, st.DB, st.Together, st.IDs, st.Seen, st.Differs, st.Expect, st.Seqshim}
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("step %d = %+v\nwant %+v", i, got, w)
+		}
+	}
+	if got, want := sc.DBNames(), []string{"b", "c", "a"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("DBNames = %v, want %v", got, want)
+	}
+	if got, want := sc.Groups(), [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 5}, {5, 7}, {7, 8}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Groups = %v, want %v", got, want)
+	}
+	// -update rewrites PostgreSQL's expectation and keeps the seqshim section.
+	tr := sc.Expected()
+	tr[6] = "native 2"
+	out := string(sc.Rewrite(tr))
+	if want := strings.Replace(src, "----\nnative\n---- seqshim\n", "----\nnative 2\n---- seqshim\n", 1); out != want {
+		t.Errorf("Rewrite =\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestCompareIDs(t *testing.T) {
+	sc, err := conformance.Parse("x.txt", []byte(`# ids.
+query db=a ids=id@t
+INSERT INTO t (v) VALUES ('a1'), ('a2') RETURNING id, v
+----
+x
+
+query db=b ids=id@t
+INSERT INTO t (v) VALUES ('b1') RETURNING id, v
+----
+x
+
+query db=b seen=id@t
+SELECT id, v FROM t
+----
+x
+
+recreate db=b
+----
+ok
+
+query db=b ids=id@t
+INSERT INTO t (v) VALUES ('b1') RETURNING id, v
+----
+x
+
+query db=b ids=nextval@s
+SELECT nextval('s')
+----
+x
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		a12   = "id INT8 | v TEXT\n1 | a1\n2 | a2\n(2 rows)"
+		b1    = "id INT8 | v TEXT\n1 | b1\n(1 row)"
+		one   = "nextval INT8\n1\n(1 row)"
+		okStr = "ok"
+	)
+	native := conformance.Transcript{a12, b1, b1, okStr, b1, one}
+	for _, tc := range []struct {
+		name   string
+		got    conformance.Transcript
+		steps  []int
+		reason string // in the first mismatch
+	}{
+		{"unique across databases", conformance.Transcript{a12, "id INT8 | v TEXT\n3 | b1\n(1 row)",
+			"id INT8 | v TEXT\n3 | b1\n(1 row)", okStr, "id INT8 | v TEXT\n4 | b1\n(1 row)", one}, nil, ""},
+		{"another space may repeat a value", conformance.Transcript{a12, "id INT8 | v TEXT\n3 | b1\n(1 row)",
+			"id INT8 | v TEXT\n3 | b1\n(1 row)", okStr, "id INT8 | v TEXT\n4 | b1\n(1 row)", "nextval INT8\n3\n(1 row)"}, nil, ""},
+		{"native's values on every database", native, []int{1, 2, 4}, "was handed out before, at line 2 for PostgreSQL's 1 on database a"},
+		{"same id after recreate", conformance.Transcript{a12, "id INT8 | v TEXT\n3 | b1\n(1 row)",
+			"id INT8 | v TEXT\n3 | b1\n(1 row)", okStr, "id INT8 | v TEXT\n3 | b1\n(1 row)", one}, []int{4}, "was handed out before, at line 7 for PostgreSQL's 1 on database b"},
+		{"duplicate in one step", conformance.Transcript{"id INT8 | v TEXT\n5 | a1\n5 | a2\n(2 rows)", "id INT8 | v TEXT\n3 | b1\n(1 row)",
+			"id INT8 | v TEXT\n3 | b1\n(1 row)", okStr, "id INT8 | v TEXT\n4 | b1\n(1 row)", one}, []int{0}, "row 2: id 5"},
+		{"seen shows another row's id", conformance.Transcript{a12, "id INT8 | v TEXT\n3 | b1\n(1 row)",
+			"id INT8 | v TEXT\n2 | b1\n(1 row)", okStr, "id INT8 | v TEXT\n4 | b1\n(1 row)", one}, []int{2}, "not for PostgreSQL's 1 on database b"},
+		{"seen shows an id never handed out", conformance.Transcript{a12, "id INT8 | v TEXT\n3 | b1\n(1 row)",
+			"id INT8 | v TEXT\n9 | b1\n(1 row)", okStr, "id INT8 | v TEXT\n4 | b1\n(1 row)", one}, []int{2}, "never handed out"},
+		{"other cell differs", conformance.Transcript{a12, "id INT8 | v TEXT\n3 | b2\n(1 row)",
+			"id INT8 | v TEXT\n3 | b1\n(1 row)", okStr, "id INT8 | v TEXT\n4 | b1\n(1 row)", one}, []int{1}, "column v is b2, want b1"},
+		{"not an integer", conformance.Transcript{a12, "id INT8 | v TEXT\nx | b1\n(1 row)",
+			"id INT8 | v TEXT\n3 | b1\n(1 row)", okStr, "id INT8 | v TEXT\n4 | b1\n(1 row)", one}, []int{1, 2}, "not an integer"},
+		{"row count", conformance.Transcript{"id INT8 | v TEXT\n1 | a1\n(1 row)", "id INT8 | v TEXT\n3 | b1\n(1 row)",
+			"id INT8 | v TEXT\n3 | b1\n(1 row)", okStr, "id INT8 | v TEXT\n4 | b1\n(1 row)", one}, []int{0}, "row counts differ"},
+		{"an error", conformance.Transcript{a12, "ERROR 42701: column \"id\" specified more than once",
+			"id INT8 | v TEXT\n3 | b1\n(1 row)", okStr, "id INT8 | v TEXT\n4 | b1\n(1 row)", one}, []int{1, 2}, "the target's is not"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := conformance.Compare(sc, native, tc.got)
+			var steps []int
+			for _, m := range o.Mismatches {
+				steps = append(steps, m.Step)
+			}
+			if !reflect.DeepEqual(steps, tc.steps) {
+				t.Errorf("mismatches at %v, want %v\n%s", steps, tc.steps, conformance.Diff(sc, "got", o))
+			}
+			if tc.reason != "" && len(o.Mismatches) > 0 && !strings.Contains(o.Mismatches[0].Reason, tc.reason) {
+				t.Errorf("reason %q, want it to contain %q", o.Mismatches[0].Reason, tc.reason)
+			}
+		})
+	}
+	// PostgreSQL against its own expectations: exact, ids included.
+	if o := conformance.CompareExact(sc, native, native); !o.OK() {
+		t.Errorf("CompareExact of native with itself:\n%s", conformance.Diff(sc, "native", o))
+	}
+}
+
+func TestCompareDiffers(t *testing.T) {
+	sc, err := conformance.Parse("x.txt", []byte(`# differs.
+exec db=c differs
+CREATE SEQUENCE s INCREMENT 5
+----
+ok 0
+---- seqshim
+ERROR 42P07: sequence "s" (INCREMENT 1), used by database ...: one counter
+
+query db=b differs
+SELECT nextval('s') AS n
+----
+n INT8
+2
+(1 row)
+---- seqshim
+n INT8
+1001
+(1 row)
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	native := sc.Expected()
+	for _, tc := range []struct {
+		name  string
+		got   conformance.Transcript
+		steps []int
+	}{
+		{"seqshim's", conformance.Transcript{`ERROR 42P07: sequence "s" (INCREMENT 1), used by database 7/16384/conf_1, 7/16390/conf_2: one counter`,
+			"n INT8\n1001\n(1 row)"}, nil},
+		{"PostgreSQL's is not enough", native, []int{0, 1}},
+		{"... stays within a line", conformance.Transcript{"ERROR 42P07: sequence \"s\" (INCREMENT 1), used by database x\ny: one counter",
+			"n INT8\n1001\n(1 row)"}, []int{0}},
+		{"another value", conformance.Transcript{`ERROR 42P07: sequence "s" (INCREMENT 1), used by database x: one counter`,
+			"n INT8\n1002\n(1 row)"}, []int{1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := conformance.Compare(sc, native, tc.got)
+			var steps []int
+			for _, m := range o.Mismatches {
+				steps = append(steps, m.Step)
+				if !m.Seqshim {
+					t.Errorf("step %d: mismatch not against the seqshim section", m.Step)
+				}
+			}
+			if !reflect.DeepEqual(steps, tc.steps) {
+				t.Errorf("mismatches at %v, want %v\n%s", steps, tc.steps, conformance.Diff(sc, "got", o))
+			}
+		})
+	}
+	// PostgreSQL is checked against its own expectation, never the seqshim one.
+	if o := conformance.CompareExact(sc, sc.Expected(), native); !o.OK() {
+		t.Errorf("CompareExact:\n%s", conformance.Diff(sc, "native", o))
+	}
+}
+
+func TestCheckIDs(t *testing.T) {
+	for _, tc := range []struct {
+		opts, out string
+		ok        bool
+	}{
+		{"ids=id", "id INT8 | v TEXT\n1 | x\n(1 row)", true},
+		{"seen=id", "id INT8 | v TEXT\nNULL | x\n(1 row)", true},
+		{"ids=id", "id INT8 | v TEXT\n(0 rows)", false},
+		{"ids=id", "ERROR 42P01: relation \"t\" does not exist", false},
+		{"ids=nope", "id INT8 | v TEXT\n1 | x\n(1 row)", false},
+		{"ids=v", "id INT8 | v TEXT\n1 | x\n(1 row)", false},
+	} {
+		sc, err := conformance.Parse("x.txt", []byte("query "+tc.opts+"\nSELECT 1\n----\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := conformance.CheckIDs(&sc.Steps[0], tc.out); (err == nil) != tc.ok {
+			t.Errorf("CheckIDs(%s, %q) = %v; want ok %v", tc.opts, tc.out, err, tc.ok)
+		}
 	}
 }
