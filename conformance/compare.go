@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/seqshim/seqshim/sequence"
@@ -11,9 +13,12 @@ import (
 // Mismatch is a step whose transcript differs from PostgreSQL's.
 type Mismatch struct {
 	Step   int    // index in Scenario.Steps
-	Want   string // PostgreSQL's transcript of the step
+	Want   string // PostgreSQL's transcript of the step, or its ---- seqshim section
 	Got    string // the target's
-	Reason string // why a per-row step was not accepted; "" for plain inequality
+	Reason string // why a per-row or id step was not accepted; "" for plain inequality
+	// Seqshim is true when Want is the step's ---- seqshim section (a
+	// differs step), not PostgreSQL's transcript.
+	Seqshim bool
 }
 
 // Outcome of comparing a target's transcript with PostgreSQL's.
@@ -29,11 +34,23 @@ type Outcome struct {
 func (o Outcome) OK() bool { return len(o.Mismatches) == 0 }
 
 // Compare compares a target's transcript got with PostgreSQL's want, step by
-// step. A step must be identical, except a per-row step, which may also be
-// an error with SQLSTATE 0A000 (seqshim refuses a call PostgreSQL evaluates
-// once per row) or have the same columns and row count with distinct values
-// in its per-row columns. Either way the steps after it are not compared:
-// they depend on what the refused statement did.
+// step. A step must be identical, except:
+//
+//   - a per-row step, which may also be an error with SQLSTATE 0A000
+//     (seqshim refuses a call PostgreSQL evaluates once per row) or have the
+//     same columns and row count with distinct values in its per-row
+//     columns. Either way the steps after it are not compared: they depend
+//     on what the refused statement did.
+//   - a step with ids= or seen= columns: the same columns, rows in the same
+//     order and the same cells, except those of the id columns, which hold
+//     integers (or NULL where PostgreSQL has NULL). An ids= value must be
+//     new in its id space: no ids= cell before it in the run, on any
+//     database, had it. A seen= value must be the one an ids= cell got for
+//     the same row: the same database (since its last recreate) and the
+//     same PostgreSQL value.
+//   - a differs step, compared with its ---- seqshim section instead of
+//     PostgreSQL's transcript, where "..." matches any text within a line
+//     (id columns as above).
 func Compare(sc *Scenario, want, got Transcript) Outcome {
 	return compare(sc, want, got, true)
 }
@@ -46,18 +63,33 @@ func CompareExact(sc *Scenario, want, got Transcript) Outcome {
 
 func compare(sc *Scenario, want, got Transcript, lenient bool) Outcome {
 	o := Outcome{RejectedAt: -1}
+	ids := &idSpaces{sc: sc, owners: map[string]map[string]idOwner{}}
+	gens := generations(sc)
 	for i, st := range sc.Steps {
 		if i >= len(want) {
 			o.Mismatches = append(o.Mismatches, Mismatch{Step: i, Reason: "no PostgreSQL transcript for the step"})
 			continue
 		}
-		w := want[i]
+		w, pattern := want[i], false
+		if lenient && st.Differs {
+			w, pattern = st.Seqshim, true
+		}
 		if i >= len(got) {
-			o.Mismatches = append(o.Mismatches, Mismatch{Step: i, Want: w, Reason: "step not run"})
+			o.Mismatches = append(o.Mismatches, Mismatch{Step: i, Want: w, Reason: "step not run", Seqshim: pattern})
 			continue
 		}
 		g := got[i]
-		if g == w {
+		if lenient && (st.IDs != nil || st.Seen != nil) {
+			if reason := ids.check(i, gens[i], w, g, pattern); reason != "" {
+				o.Mismatches = append(o.Mismatches, Mismatch{Step: i, Want: w, Got: g, Reason: reason, Seqshim: pattern})
+			}
+			continue
+		}
+		if match(w, g, pattern) {
+			continue
+		}
+		if pattern {
+			o.Mismatches = append(o.Mismatches, Mismatch{Step: i, Want: w, Got: g, Seqshim: true})
 			continue
 		}
 		if !st.PerRow || !lenient {
@@ -77,6 +109,219 @@ func compare(sc *Scenario, want, got Transcript, lenient bool) Outcome {
 		return o
 	}
 	return o
+}
+
+// generations returns for each step how many recreate steps of its
+// database come before it: a database's rows, and PostgreSQL's ids, start
+// again after each.
+func generations(sc *Scenario) []int {
+	out := make([]int, len(sc.Steps))
+	n := map[string]int{}
+	for i, st := range sc.Steps {
+		out[i] = n[st.DB]
+		if st.Verb == Recreate {
+			n[st.DB]++
+		}
+	}
+	return out
+}
+
+// match reports whether got is want, or, for a ---- seqshim section
+// (pattern), matches it with "..." standing for any text within a line.
+func match(want, got string, pattern bool) bool {
+	if want == got {
+		return true
+	}
+	if !pattern || !strings.Contains(want, "...") {
+		return false
+	}
+	parts := strings.Split(want, "...")
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return regexp.MustCompile(`\A` + strings.Join(parts, `[^\n]*`) + `\z`).MatchString(got)
+}
+
+// idOwner is where an id was handed out: the step, and the row's database,
+// the database's generation (recreate steps before) and PostgreSQL's value.
+type idOwner struct {
+	step   int
+	db     string
+	gen    int
+	native string
+}
+
+// idSpaces checks the id columns of a run's steps, in order: the values
+// handed out so far in each id space, and to which row.
+type idSpaces struct {
+	sc     *Scenario
+	owners map[string]map[string]idOwner // space → value → where it was handed out
+}
+
+// check compares a step with id columns: the same transcript as want with
+// the id cells masked, ids= values new, seen= values those of the same rows.
+// It returns why the step is not accepted, "" when it is. Every ids= value
+// of got is recorded, even in a step that differs otherwise, so that a
+// value handed out twice is reported where it happens.
+func (sp *idSpaces) check(step, gen int, want, got string, pattern bool) string {
+	st := &sp.sc.Steps[step]
+	wc, wr, err := parseTable(want)
+	if err != nil { // PostgreSQL's answer is no table (an error): seqshim's must be the same
+		if match(want, got, pattern) {
+			return ""
+		}
+		return "id step: want the same transcript"
+	}
+	gc, gr, err := parseTable(got)
+	if err != nil {
+		return "id step: PostgreSQL's transcript is a result set, the target's is not"
+	}
+	if len(gc) != len(wc) {
+		return "id step: columns differ"
+	}
+	for k := range wc {
+		if !match(wc[k], gc[k], pattern) {
+			return "id step: columns differ"
+		}
+	}
+	if len(gr) != len(wr) {
+		return "id step: row counts differ"
+	}
+	kinds, err := idColumns(st, wc)
+	if err != nil {
+		return "id step: " + err.Error()
+	}
+	var reasons []string
+	for r := range wr {
+		for k, w := range wr[r] {
+			g := gr[r][k]
+			col := colName(wc[k])
+			c := kinds[k]
+			switch {
+			case c == nil:
+				if !match(w, g, pattern) {
+					reasons = append(reasons, fmt.Sprintf("row %d: column %s is %s, want %s", r+1, col, g, w))
+				}
+				continue
+			case w == "NULL" || g == "NULL":
+				if w != g {
+					reasons = append(reasons, fmt.Sprintf("row %d: id column %s is %s, want %s", r+1, col, g, w))
+				}
+				continue
+			}
+			if _, err := strconv.ParseInt(g, 10, 64); err != nil {
+				reasons = append(reasons, fmt.Sprintf("row %d: id column %s is %s, not an integer", r+1, col, g))
+				continue
+			}
+			owners := sp.owners[c.space]
+			if owners == nil {
+				owners = map[string]idOwner{}
+				sp.owners[c.space] = owners
+			}
+			here := idOwner{step: step, db: st.DB, gen: gen, native: w}
+			prev, seen := owners[g]
+			switch {
+			case c.fresh && seen:
+				reasons = append(reasons, fmt.Sprintf("row %d: id %s (column %s, space %s) was handed out before, %s",
+					r+1, g, col, c.space, sp.describe(prev)))
+			case c.fresh:
+				owners[g] = here
+			case !seen:
+				reasons = append(reasons, fmt.Sprintf("row %d: id %s (column %s, space %s) was never handed out by an ids= step",
+					r+1, g, col, c.space))
+			case prev.db != here.db || prev.gen != here.gen || prev.native != here.native:
+				reasons = append(reasons, fmt.Sprintf("row %d: id %s (column %s, space %s) was handed out %s, not for PostgreSQL's %s on database %s",
+					r+1, g, col, c.space, sp.describe(prev), w, sp.dbName(st.DB, gen)))
+			}
+		}
+	}
+	return strings.Join(reasons, "; ")
+}
+
+// describe says where an id was handed out.
+func (sp *idSpaces) describe(o idOwner) string {
+	return fmt.Sprintf("at line %d for PostgreSQL's %s on database %s", sp.sc.Steps[o.step].Line, o.native, sp.dbName(o.db, o.gen))
+}
+
+func (sp *idSpaces) dbName(db string, gen int) string {
+	if gen == 0 {
+		return db
+	}
+	return fmt.Sprintf("%s (re-created %d×)", db, gen)
+}
+
+// idColumn is what an ids= or seen= option makes of a result column.
+type idColumn struct {
+	space string
+	fresh bool // ids=: handed out by the step; seen=: handed out before
+}
+
+// idColumns maps the columns of a result (header cells) to the step's id
+// columns, nil for the others; every column named must be there.
+func idColumns(st *Step, header []string) ([]*idColumn, error) {
+	out := make([]*idColumn, len(header))
+	add := func(cols []IDCol, fresh bool) error {
+		for _, c := range cols {
+			found := false
+			for k, h := range header {
+				if colName(h) == c.Col {
+					if out[k] != nil {
+						return fmt.Errorf("column %s named twice in ids= or seen=", c.Col)
+					}
+					out[k] = &idColumn{space: c.Space, fresh: fresh}
+					found = true
+				}
+			}
+			if !found {
+				return fmt.Errorf("no column %q", c.Col)
+			}
+		}
+		return nil
+	}
+	if err := add(st.IDs, true); err != nil {
+		return nil, err
+	}
+	if err := add(st.Seen, false); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// colName is the name of a header cell "name TYPE".
+func colName(h string) string {
+	name, _, _ := strings.Cut(h, " ")
+	return name
+}
+
+// CheckIDs checks that PostgreSQL's transcript of a step with ids= or
+// seen= columns is a result set with rows in which those columns hold
+// integers (or NULL), so the step tests what it claims to.
+func CheckIDs(st *Step, out string) error {
+	if st.IDs == nil && st.Seen == nil {
+		return nil
+	}
+	cols, rows, err := parseTable(out)
+	if err != nil {
+		return fmt.Errorf("ids= or seen= on a step PostgreSQL answers with no result set: %v", err)
+	}
+	if len(rows) == 0 {
+		return errors.New("ids= or seen= on a step whose result has no rows: it tests nothing")
+	}
+	kinds, err := idColumns(st, cols)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		for k, v := range r {
+			if kinds[k] == nil || v == "NULL" {
+				continue
+			}
+			if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+				return fmt.Errorf("id column %s holds %s, not an integer", colName(cols[k]), v)
+			}
+		}
+	}
+	return nil
 }
 
 // CheckPerRow checks that PostgreSQL's transcript of a per-row query step
@@ -171,7 +416,10 @@ func Diff(sc *Scenario, target string, o Outcome) string {
 	for _, m := range o.Mismatches {
 		st := sc.Steps[m.Step]
 		fmt.Fprintf(&b, "%s:%d: step %d (%s", sc.Path, st.Line, m.Step+1, st.Verb)
-		if st.Session != DefaultSession {
+		if st.DB != DefaultDB {
+			fmt.Fprintf(&b, " db=%s", st.DB)
+		}
+		if st.Session != "" && st.Session != DefaultSession && st.Session != st.DB {
 			fmt.Fprintf(&b, " session=%s", st.Session)
 		}
 		if st.Stmt != "" {
@@ -188,7 +436,11 @@ func Diff(sc *Scenario, target string, o Outcome) string {
 		if st.SQL != "" {
 			b.WriteString(indent(st.SQL, "    "))
 		}
-		fmt.Fprintf(&b, "  postgresql:\n%s", indent(m.Want, "  - "))
+		want := "postgresql"
+		if m.Seqshim {
+			want = "expected (" + SeqshimSection + ")"
+		}
+		fmt.Fprintf(&b, "  %s:\n%s", want, indent(m.Want, "  - "))
 		fmt.Fprintf(&b, "  %s:\n%s", target, indent(m.Got, "  + "))
 	}
 	return b.String()

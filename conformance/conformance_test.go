@@ -102,13 +102,22 @@ var targets = []target{
 
 // withParams adds the parameters of a URL query to a postgres:// URL.
 func withParams(t *testing.T, dbURL, params string) string {
-	u, err := url.Parse(dbURL)
+	out, err := addParams(dbURL, params)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+// addParams is withParams returning its error.
+func addParams(dbURL, params string) (string, error) {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return "", err
+	}
 	add, err := url.ParseQuery(params)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	q := u.Query()
 	for k, vs := range add {
@@ -118,7 +127,7 @@ func withParams(t *testing.T, dbURL, params string) string {
 	}
 	// pgx reads a + in a URL as a +: spaces as %20.
 	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
-	return u.String()
+	return u.String(), nil
 }
 
 // withStore adds seqshim.store to a postgres:// URL.
@@ -133,12 +142,11 @@ func withStore(t *testing.T, dbURL, store string) string {
 	return u.String()
 }
 
-func TestConformance(t *testing.T) {
-	scenarios, err := conformance.LoadDir(scenarioDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+// newSuiteEnv connects to the test server (or skips) and creates the
+// test's DynamoDB table when there is a dynalite.
+func newSuiteEnv(t *testing.T) *suiteEnv {
 	env := &suiteEnv{pgURL: testenv.PG(t)}
+	var err error
 	env.admin, err = sql.Open("pgx", env.pgURL)
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +155,15 @@ func TestConformance(t *testing.T) {
 	if os.Getenv(testenv.EnvDynamoDB) != "" {
 		env.dynamo, env.dynamoErr = testenv.CreateDynamoTable(t)
 	}
+	return env
+}
+
+func TestConformance(t *testing.T) {
+	scenarios, err := conformance.LoadDir(scenarioDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := newSuiteEnv(t)
 
 	for _, sc := range scenarios {
 		t.Run(sc.Name, func(t *testing.T) {
@@ -227,18 +244,25 @@ func runNative(t *testing.T, env *suiteEnv, sc *conformance.Scenario) (conforman
 				t.Errorf("%s:%d: %v", sc.Path, sc.Steps[i].Line, err)
 			}
 		}
-		if *update {
-			if err := os.WriteFile(sc.Path, sc.Rewrite(tr), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		if o := conformance.CompareExact(sc, sc.Expected(), tr); !o.OK() {
-			t.Errorf("PostgreSQL differs from the scenario's expectations (go test -update rewrites them):\n%s",
-				conformance.Diff(sc, "native", o))
-		}
+		checkNative(t, sc, tr)
 	})
 	return tr, ok
+}
+
+// checkNative compares PostgreSQL's transcript with the scenario's
+// expectations, or with -update rewrites them.
+func checkNative(t *testing.T, sc *conformance.Scenario, tr conformance.Transcript) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(sc.Path, sc.Rewrite(tr), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if o := conformance.CompareExact(sc, sc.Expected(), tr); !o.OK() {
+		t.Errorf("PostgreSQL differs from the scenario's expectations (go test -update rewrites them):\n%s",
+			conformance.Diff(sc, "native", o))
+	}
 }
 
 func count(t *testing.T) {
@@ -278,11 +302,20 @@ func run(t *testing.T, driverName, dsn string, sc *conformance.Scenario) conform
 // at the end of the test, and returns its URL and a name unique to it.
 func freshDB(t *testing.T, env *suiteEnv) (dbURL, unique string) {
 	t.Helper()
+	dbURL, unique, err := createDB(t, env)
+	if err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	return dbURL, unique
+}
+
+// createDB is freshDB returning its error.
+func createDB(t *testing.T, env *suiteEnv) (dbURL, unique string, err error) {
 	unique = "conf_" + randHex(6)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if _, err := env.admin.ExecContext(ctx, "CREATE DATABASE "+unique+" STRATEGY FILE_COPY"); err != nil {
-		t.Fatalf("create database: %v", err)
+		return "", "", err
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -293,10 +326,10 @@ func freshDB(t *testing.T, env *suiteEnv) (dbURL, unique string) {
 	})
 	u, err := url.Parse(env.pgURL)
 	if err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
 	u.Path = "/" + unique
-	return u.String(), unique
+	return u.String(), unique, nil
 }
 
 func randHex(n int) string {

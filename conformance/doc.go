@@ -28,12 +28,32 @@
 // counting target × scenario subtests. A mismatch is reported step by step:
 // the file and line, the statement, PostgreSQL's transcript and the target's.
 //
+// # Many databases, one store
+//
+// The scenarios of testdata/multidb name several databases (db=): through
+// seqshim, databases that share a store share its counters (one store
+// prefix is one id space). TestMultiDB runs each natively, every db= name a
+// fresh database of its own, and through seqshim with the stores memory,
+// sqlite, postgres (sqlstore in a database of its own, which outlives the
+// scenario's) and dynamodb, every db= name a fresh database too and all of
+// them sharing one store, fresh per run. [RunDatabases] runs them on a
+// [Databases]. The only differences allowed from PostgreSQL are the values
+// of id columns (ids=, seen=), which must be unique across the databases,
+// and the steps marked differs, which say in the file what seqshim answers
+// instead. Its subtests count in the same summary line, and
+//
+//	go test ./conformance -run TestMultiDB -update
+//
+// rewrites PostgreSQL's expectations of these files (never a "---- seqshim"
+// section, which is written by hand).
+//
 // # Scenario format
 //
 // Lines starting with # between steps are comments; the first one is the
 // scenario's title. A step is a verb line, the statement (any number of
 // lines, blank ones included), a line "----", and the expected transcript,
-// which ends at a blank line or the end of the file:
+// which ends at a blank line, the end of the file or, on a differs step, a
+// line "---- seqshim":
 //
 //	query session=b args 's' 5
 //	SELECT setval($1, $2)
@@ -55,12 +75,18 @@
 //     transcript "ok". "begin readonly" passes sql.TxOptions{ReadOnly: true}
 //     (pgx sends BEGIN READ ONLY). Until commit or rollback, the session's steps run in
 //     the transaction.
+//   - recreate db=NAME: closes the sessions on database NAME (rolling back
+//     their transactions) and its handles, drops the database (WITH
+//     (FORCE)) and creates it again, empty; transcript "ok". Its sessions
+//     open again at their next step. Through seqshim the store is kept: a
+//     database created again re-runs its migration and must never get an
+//     id it got before.
 //
 // Options on the verb line:
 //
 //   - session=NAME: the session (a connection pinned with sql.DB.Conn) the
-//     step runs on; default "a". Sessions open at their first step, so two
-//     sessions show per-session currval and lastval.
+//     step runs on; default "a" (see db=). Sessions open at their first
+//     step, so two sessions show per-session currval and lastval.
 //   - dsn=PARAMS: the session opens with PARAMS, a URL query such as
 //     options=-c%20search_path%3Dapp, added to the target's DSN (on a
 //     database handle of its own); only on a session's first step.
@@ -69,6 +95,40 @@
 //   - per-row or per-row=COL,…: the statement calls a sequence function once
 //     per row in PostgreSQL (INSERT … SELECT, UPDATE … SET, a select list
 //     over a FROM). See Guarantees.
+//   - db=NAME: the database of the step's session; a session is on one
+//     database, named on any of its steps (a step naming another is a
+//     syntax error), "a" when none does. A step with db= and no session= is
+//     on the session named like the database: "exec db=b" runs on session
+//     b, on database b.
+//   - ids=COL[@SPACE],…: the query's columns COL hold ids the step hands
+//     out (RETURNING of an INSERT that leaves the id out, nextval). Their
+//     values may differ from PostgreSQL's but must be integers (NULL where
+//     PostgreSQL has NULL), and each must be new in its id space SPACE (the
+//     column's name when not given): no ids= cell of the run had it before,
+//     on any database. Name one space per sequence (ids=id@items,
+//     ids=nextval@orders): two sequences may hand out the same values.
+//   - seen=COL[@SPACE],…: the query's columns COL show ids handed out
+//     before (a SELECT of the rows, currval, lastval): each value must be
+//     the one an ids= cell of the space got for the same row, that is for
+//     the same database (since its last recreate) and the same PostgreSQL
+//     value. Rows are compared in order, so order them by something else
+//     than the ids, which differ (ORDER BY v).
+//   - together or together=NAME: the consecutive steps with the same
+//     together value run at the same moment, each on its own session (at
+//     most one step per session), in goroutines that all start once every
+//     one is ready; the transcript is each step's own result, in file
+//     order. Both PostgreSQL and seqshim run them so: write steps whose
+//     results do not depend on the interleaving (the same migration on two
+//     databases, inserts on different databases). A step without together
+//     or with another name ends the group.
+//   - differs: the step's seqshim transcript differs from PostgreSQL's by
+//     design (natively each database has its own sequence; through seqshim
+//     an ALTER or setval on one database moves the counter of all). The
+//     expectation, PostgreSQL's, is followed by a line "---- seqshim" and
+//     seqshim's expected transcript, written by hand and kept by -update,
+//     in which "..." matches any text within a line (such as a database's
+//     identity). The seqshim targets are compared with it instead; the
+//     steps after it must not depend on the difference.
 //   - args V…: bind arguments, last on the line: integers, 'text' (with ”
 //     for a quote), NULL, true, false.
 //
@@ -89,6 +149,13 @@
 // the refused statement did. Never one value for many rows. PostgreSQL's own
 // transcript of a per-row query must have several rows with distinct values,
 // so the step tests something ([CheckPerRow]).
+//
+// A step with id columns passes if its columns, row count and every other
+// cell are PostgreSQL's and its id cells follow the ids= and seen= rules
+// above; a differs step if it matches its "---- seqshim" section. Nothing
+// else may differ, so an allowed difference is always spelled out in the
+// file. PostgreSQL's own transcript of a step with id columns must have
+// rows with integers in them ([CheckIDs]).
 //
 // # Uniqueness under faults
 //

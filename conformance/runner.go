@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -32,78 +34,217 @@ type Opener func(params string) (*sql.DB, error)
 // RunOpen is [Run] for scenarios with dsn= steps: a session whose first
 // step has dsn= opens on a handle of its own from open, closed by RunOpen.
 func RunOpen(ctx context.Context, db *sql.DB, open Opener, sc *Scenario) (Transcript, error) {
-	r := &runner{db: db, open: open, sessions: map[string]*session{}}
-	defer r.close()
-	var tr Transcript
-	for i := range sc.Steps {
-		if err := ctx.Err(); err != nil {
-			return tr, err
-		}
-		st := &sc.Steps[i]
-		s, err := r.session(ctx, st.Session, st.DSN)
-		if err != nil {
-			return tr, fmt.Errorf("%s:%d: open session %s: %w", sc.Path, st.Line, st.Session, err)
-		}
-		tr = append(tr, s.do(ctx, st))
-	}
-	return tr, nil
+	r := newRunner()
+	r.handles[DefaultDB] = db
+	r.open = open
+	return r.run(ctx, sc)
+}
+
+// Databases are the databases of a scenario run by [RunDatabases]: every
+// db= name is a database of its own, empty at its first use.
+type Databases interface {
+	// Open opens a handle on the database name, with params (a URL query,
+	// a step's dsn=; "" for none) added to its DSN. The runner closes it.
+	Open(name, params string) (*sql.DB, error)
+	// Recreate drops the database name (WITH (FORCE)) and creates it again,
+	// empty. The runner has closed every handle it opened on it.
+	Recreate(ctx context.Context, name string) error
+}
+
+// RunDatabases is [Run] for scenarios on several databases (db= steps,
+// recreate): each session opens on a handle of its database from dbs, and
+// the runner closes them all before it returns.
+func RunDatabases(ctx context.Context, dbs Databases, sc *Scenario) (Transcript, error) {
+	r := newRunner()
+	r.dbs = dbs
+	return r.run(ctx, sc)
 }
 
 type runner struct {
-	db       *sql.DB
-	open     Opener
+	dbs      Databases          // RunDatabases'; nil for RunOpen, which has database a only
+	open     Opener             // RunOpen's, for dsn= sessions
+	handles  map[string]*sql.DB // a database's handle for its sessions without dsn=
+	owned    []handle           // handles the runner opened, closed by it
 	sessions map[string]*session
 	order    []*session
-	dbs      []*sql.DB // opened for dsn= sessions
+}
+
+// handle is a database handle the runner opened, and the database it is on.
+type handle struct {
+	db  string
+	sql *sql.DB
 }
 
 type session struct {
+	name  string
+	db    string // the database it is on
 	conn  *sql.Conn
 	tx    *sql.Tx
 	stmts map[string]*sql.Stmt
 }
 
-func (r *runner) session(ctx context.Context, name, dsn string) (*session, error) {
-	if s := r.sessions[name]; s != nil {
-		if dsn != "" {
+func newRunner() *runner {
+	return &runner{handles: map[string]*sql.DB{}, sessions: map[string]*session{}}
+}
+
+func (r *runner) run(ctx context.Context, sc *Scenario) (Transcript, error) {
+	defer r.close()
+	tr := make(Transcript, 0, len(sc.Steps))
+	for _, g := range sc.Groups() {
+		if err := ctx.Err(); err != nil {
+			return tr, err
+		}
+		steps := sc.Steps[g[0]:g[1]]
+		if st := &steps[0]; st.Verb == Recreate {
+			if err := r.recreate(ctx, st.DB); err != nil {
+				return tr, fmt.Errorf("%s:%d: recreate db=%s: %w", sc.Path, st.Line, st.DB, err)
+			}
+			tr = append(tr, "ok")
+			continue
+		}
+		sessions := make([]*session, len(steps))
+		for k := range steps {
+			st := &steps[k]
+			s, err := r.session(ctx, st)
+			if err != nil {
+				return tr, fmt.Errorf("%s:%d: open session %s: %w", sc.Path, st.Line, st.Session, err)
+			}
+			sessions[k] = s
+		}
+		if len(steps) == 1 {
+			tr = append(tr, sessions[0].do(ctx, &steps[0]))
+			continue
+		}
+		tr = append(tr, together(ctx, sessions, steps)...)
+	}
+	return tr, nil
+}
+
+// together runs steps, each on its session, at the same moment: every
+// goroutine is started and waiting before any step begins.
+func together(ctx context.Context, sessions []*session, steps []Step) []string {
+	out := make([]string, len(steps))
+	start := make(chan struct{})
+	var ready, done sync.WaitGroup
+	for k := range steps {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-start
+			out[k] = sessions[k].do(ctx, &steps[k])
+		}()
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+	return out
+}
+
+func (r *runner) session(ctx context.Context, st *Step) (*session, error) {
+	if s := r.sessions[st.Session]; s != nil {
+		if st.DSN != "" {
 			return nil, errors.New("dsn= on a step of a session already open")
 		}
 		return s, nil
 	}
-	db := r.db
-	if dsn != "" {
-		if r.open == nil {
-			return nil, errors.New("dsn= needs an Opener (RunOpen)")
-		}
+	db := r.handles[st.DB]
+	if db == nil || st.DSN != "" {
 		var err error
-		if db, err = r.open(dsn); err != nil {
+		if db, err = r.openHandle(st.DB, st.DSN); err != nil {
 			return nil, err
 		}
-		r.dbs = append(r.dbs, db)
+		if st.DSN == "" {
+			r.handles[st.DB] = db
+		}
 	}
 	c, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{conn: c, stmts: map[string]*sql.Stmt{}}
-	r.sessions[name] = s
+	s := &session{name: st.Session, db: st.DB, conn: c, stmts: map[string]*sql.Stmt{}}
+	r.sessions[st.Session] = s
 	r.order = append(r.order, s)
 	return s, nil
 }
 
+// openHandle opens a handle on database name with params, kept to be closed.
+func (r *runner) openHandle(name, params string) (*sql.DB, error) {
+	var (
+		db  *sql.DB
+		err error
+	)
+	switch {
+	case r.dbs != nil:
+		db, err = r.dbs.Open(name, params)
+	case name != DefaultDB:
+		return nil, fmt.Errorf("db=%s needs several databases (RunDatabases)", name)
+	case r.open == nil:
+		return nil, errors.New("dsn= needs an Opener (RunOpen)")
+	default:
+		db, err = r.open(params)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.owned = append(r.owned, handle{db: name, sql: db})
+	return db, nil
+}
+
+// recreate closes the sessions and handles on database name, then has it
+// dropped and created again. Later steps of its sessions open them anew.
+func (r *runner) recreate(ctx context.Context, name string) error {
+	if r.dbs == nil {
+		return errors.New("recreate needs several databases (RunDatabases)")
+	}
+	var errs []error
+	r.order = slices.DeleteFunc(r.order, func(s *session) bool {
+		if s.db != name {
+			return false
+		}
+		errs = append(errs, s.close())
+		delete(r.sessions, s.name)
+		return true
+	})
+	r.owned = slices.DeleteFunc(r.owned, func(h handle) bool {
+		if h.db != name {
+			return false
+		}
+		errs = append(errs, h.sql.Close())
+		return true
+	})
+	delete(r.handles, name)
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	return r.dbs.Recreate(ctx, name)
+}
+
 func (r *runner) close() {
 	for _, s := range r.order {
-		if s.tx != nil {
-			_ = s.tx.Rollback()
-		}
-		for _, st := range s.stmts {
-			_ = st.Close()
-		}
-		_ = s.conn.Close()
+		_ = s.close()
 	}
-	for _, db := range r.dbs {
-		_ = db.Close()
+	for _, h := range r.owned {
+		_ = h.sql.Close()
 	}
+}
+
+// close rolls back the session's transaction and closes its statements and
+// connection.
+func (s *session) close() error {
+	var errs []error
+	if s.tx != nil {
+		if err := s.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+			errs = append(errs, err)
+		}
+		s.tx = nil
+	}
+	for _, st := range s.stmts {
+		errs = append(errs, st.Close())
+	}
+	errs = append(errs, s.conn.Close())
+	return errors.Join(errs...)
 }
 
 // execer is what a session runs statements on: its connection, or its
@@ -330,10 +471,11 @@ type Result struct {
 }
 
 // RunConns reports whether sc runs on [Conn]s: no prepared statements, no
-// pgx query modes, no dsn= sessions.
+// pgx query modes, no dsn= sessions, one database, no together steps.
 func RunConns(sc *Scenario) bool {
 	for i := range sc.Steps {
-		if st := &sc.Steps[i]; st.Verb == Prepare || st.Stmt != "" || st.Mode != "" || st.DSN != "" {
+		if st := &sc.Steps[i]; st.Verb == Prepare || st.Stmt != "" || st.Mode != "" || st.DSN != "" ||
+			st.Verb == Recreate || st.DB != DefaultDB || st.Together != "" {
 			return false
 		}
 	}
@@ -346,7 +488,7 @@ func RunConns(sc *Scenario) bool {
 // it returns; a scenario [RunConns] refuses is an error.
 func RunConn(ctx context.Context, open func(ctx context.Context) (Conn, error), sc *Scenario) (Transcript, error) {
 	if !RunConns(sc) {
-		return nil, fmt.Errorf("%s: prepared statements, query modes or dsn= sessions do not run on a Conn", sc.Path)
+		return nil, fmt.Errorf("%s: prepared statements, query modes, dsn= sessions, several databases or together steps do not run on a Conn", sc.Path)
 	}
 	conns := map[string]Conn{}
 	inTx := map[string]bool{}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,10 +31,19 @@ const (
 	Begin    Verb = "begin"    // BeginTx on the session
 	Commit   Verb = "commit"   // Commit of the session's transaction
 	Rollback Verb = "rollback" // Rollback of the session's transaction
+	// Recreate drops the step's database (db=) and creates it again, empty.
+	Recreate Verb = "recreate"
 )
 
-// DefaultSession is the session of a step without session=.
+// DefaultSession is the session of a step without session= (or db=).
 const DefaultSession = "a"
+
+// DefaultDB is the database of a session none of whose steps says db=.
+const DefaultDB = "a"
+
+// SeqshimSection is the line that starts a differs step's second
+// expectation: seqshim's transcript, written by hand.
+const SeqshimSection = "---- seqshim"
 
 // execModes maps mode= values to pgx's query execution modes, passed as the
 // first argument of a statement.
@@ -69,7 +79,38 @@ type Step struct {
 	PerRowCols []string
 	Expect     string // the expected transcript: PostgreSQL's
 
+	// DB is the database of the step's session (db=; a session is on one
+	// database), or the database recreate re-creates. Every name is a
+	// database of its own; through seqshim they share one store.
+	DB string
+	// Together names the group of a step run at the same moment as the
+	// consecutive steps of the same group (together=NAME; "together" alone
+	// is the group "together"), each on its own session, in goroutines.
+	Together string
+	// IDs are the query's columns of ids handed out by the step (ids=):
+	// their values may differ from PostgreSQL's, but each must be an
+	// integer never seen before in its id space during the run.
+	IDs []IDCol
+	// Seen are the query's columns of ids handed out earlier (seen=): each
+	// value must be the one an ids= step handed out for the same row
+	// (the same database and PostgreSQL value).
+	Seen []IDCol
+	// Differs marks a step whose seqshim transcript differs from
+	// PostgreSQL's by design: it is compared with Seqshim instead, the
+	// file's second expectation (after a "---- seqshim" line), in which
+	// "..." stands for any text within a line.
+	Differs bool
+	Seqshim string
+
 	expectFrom, expectTo int // line range of Expect in the file, 0-based, for -update
+}
+
+// IDCol is a column of an ids= or seen= option: a column name and the id
+// space its values belong to (COL@SPACE), the column name when not given.
+// Every value handed out in one space must be unique in the whole run:
+// name one space per sequence.
+type IDCol struct {
+	Col, Space string
 }
 
 // Scenario is one scenario file.
@@ -150,11 +191,27 @@ func Parse(path string, data []byte) (*Scenario, error) {
 		st.SQL = strings.TrimSpace(strings.Join(sql, "\n"))
 		i++ // ----
 		st.expectFrom = i
-		for i < len(lines) && strings.TrimSpace(lines[i]) != "" {
+		for i < len(lines) && strings.TrimSpace(lines[i]) != "" && lines[i] != SeqshimSection {
 			i++
 		}
 		st.expectTo = i
 		st.Expect = strings.Join(lines[st.expectFrom:st.expectTo], "\n")
+		if i < len(lines) && lines[i] == SeqshimSection {
+			if !st.Differs {
+				return nil, errf(i, "%s section on a step without differs", SeqshimSection)
+			}
+			i++
+			from := i
+			for i < len(lines) && strings.TrimSpace(lines[i]) != "" {
+				i++
+			}
+			st.Seqshim = strings.Join(lines[from:i], "\n")
+			if st.Seqshim == "" {
+				return nil, errf(from-1, "empty %s section", SeqshimSection)
+			}
+		} else if st.Differs {
+			return nil, errf(st.Line-1, "differs needs a %s section after the expectation", SeqshimSection)
+		}
 		if err := st.check(); err != nil {
 			return nil, errf(st.Line-1, "%v", err)
 		}
@@ -163,7 +220,90 @@ func Parse(path string, data []byte) (*Scenario, error) {
 	if len(sc.Steps) == 0 {
 		return nil, fmt.Errorf("%w: %s: no steps", ErrSyntax, path)
 	}
+	if err := sc.resolve(); err != nil {
+		return nil, err
+	}
 	return sc, nil
+}
+
+// resolve gives every step its session and database, and checks that a
+// session stays on one database and that together steps form groups of
+// several sessions. A step with db= and no session= is on the session
+// named like the database; one with neither on session a; a session is on
+// the database its first step names, a by default.
+func (sc *Scenario) resolve() error {
+	errf := func(st *Step, format string, a ...any) error {
+		return fmt.Errorf("%w: %s:%d: %s", ErrSyntax, sc.Path, st.Line, fmt.Sprintf(format, a...))
+	}
+	dbOf := map[string]string{}
+	for i := range sc.Steps {
+		st := &sc.Steps[i]
+		if st.Verb == Recreate {
+			continue
+		}
+		if st.Session == "" {
+			st.Session = DefaultSession
+			if st.DB != "" {
+				st.Session = st.DB
+			}
+		}
+		known, ok := dbOf[st.Session]
+		switch {
+		case st.DB == "" && ok:
+			st.DB = known
+		case st.DB == "":
+			st.DB = DefaultDB
+		case ok && known != st.DB:
+			return errf(st, "session %s is on database %s, not db=%s (a session belongs to one database)", st.Session, known, st.DB)
+		}
+		dbOf[st.Session] = st.DB
+	}
+	for _, g := range sc.Groups() {
+		i, j := g[0], g[1]
+		if sc.Steps[i].Together == "" {
+			continue
+		}
+		sessions := map[string]bool{}
+		for k := i; k < j; k++ {
+			if s := sc.Steps[k].Session; sessions[s] {
+				return errf(&sc.Steps[k], "together: session %s has another step in the group (a session runs one statement at a time)", s)
+			}
+			sessions[sc.Steps[k].Session] = true
+		}
+		if j-i < 2 {
+			return errf(&sc.Steps[i], "together=%s needs at least two consecutive steps", sc.Steps[i].Together)
+		}
+	}
+	return nil
+}
+
+// DBNames returns the databases the scenario's steps name, in order of
+// first use.
+func (sc *Scenario) DBNames() []string {
+	var out []string
+	for _, st := range sc.Steps {
+		if !slices.Contains(out, st.DB) {
+			out = append(out, st.DB)
+		}
+	}
+	return out
+}
+
+// Groups returns the steps of the scenario as they run: one step alone, or
+// consecutive steps of one together group, as index ranges [from, to).
+func (sc *Scenario) Groups() [][2]int {
+	var out [][2]int
+	for i := 0; i < len(sc.Steps); {
+		j := i + 1
+		if g := sc.Steps[i].Together; g != "" {
+			for j < len(sc.Steps) && sc.Steps[j].Together == g {
+				j++
+			}
+		}
+		out = append(out, [2]int{i, j})
+		i = j
+	}
+	return out
 }
 
 // parseVerbLine reads "VERB [key=value | flag]... [args ARG...]".
@@ -172,11 +312,12 @@ func parseVerbLine(line string) (Step, error) {
 	if err != nil {
 		return Step{}, err
 	}
-	st := Step{Verb: Verb(toks[0].text), Session: DefaultSession}
+	// Session and DB stay "" when not given: Scenario.resolve fills them in.
+	st := Step{Verb: Verb(toks[0].text)}
 	switch st.Verb {
-	case Exec, Query, Prepare, Begin, Commit, Rollback:
+	case Exec, Query, Prepare, Begin, Commit, Rollback, Recreate:
 	default:
-		return Step{}, fmt.Errorf("unknown verb %q (want exec, query, prepare, begin, commit or rollback)", toks[0].text)
+		return Step{}, fmt.Errorf("unknown verb %q (want exec, query, prepare, begin, commit, rollback or recreate)", toks[0].text)
 	}
 	for j := 1; j < len(toks); j++ {
 		t := toks[j]
@@ -218,6 +359,24 @@ func parseVerbLine(line string) (Step, error) {
 			if hasVal {
 				st.PerRowCols = strings.Split(val, ",")
 			}
+		case key == "db" && val != "":
+			st.DB = val
+		case key == "together" && !hasVal:
+			st.Together = "together"
+		case key == "together" && val != "":
+			st.Together = val
+		case key == "differs" && !hasVal:
+			st.Differs = true
+		case (key == "ids" || key == "seen") && val != "":
+			cols, err := parseIDCols(val)
+			if err != nil {
+				return Step{}, fmt.Errorf("%s=%s: %v", key, val, err)
+			}
+			if key == "ids" {
+				st.IDs = append(st.IDs, cols...)
+			} else {
+				st.Seen = append(st.Seen, cols...)
+			}
 		default:
 			return Step{}, fmt.Errorf("unknown option %q", t.text)
 		}
@@ -225,9 +384,36 @@ func parseVerbLine(line string) (Step, error) {
 	return st, nil
 }
 
+// parseIDCols reads "COL[@SPACE],…".
+func parseIDCols(val string) ([]IDCol, error) {
+	var out []IDCol
+	for _, c := range strings.Split(val, ",") {
+		col, space, hasSpace := strings.Cut(c, "@")
+		if col == "" || hasSpace && space == "" {
+			return nil, errors.New("want COL or COL@SPACE, comma-separated")
+		}
+		if !hasSpace {
+			space = col
+		}
+		out = append(out, IDCol{Col: col, Space: space})
+	}
+	return out, nil
+}
+
 // check rejects steps that cannot mean anything.
 func (st *Step) check() error {
+	if (st.IDs != nil || st.Seen != nil) && st.Verb != Query {
+		return errors.New("ids= and seen= name columns of a query")
+	}
+	if st.PerRow && (st.IDs != nil || st.Seen != nil || st.Differs) {
+		return errors.New("per-row does not go with ids=, seen= or differs")
+	}
 	switch st.Verb {
+	case Recreate:
+		if st.DB == "" || st.Session != "" || st.SQL != "" || st.Stmt != "" || st.Mode != "" || st.DSN != "" ||
+			st.Args != nil || st.PerRow || st.Together != "" || st.Differs {
+			return errors.New("recreate takes only db=NAME")
+		}
 	case Begin, Commit, Rollback:
 		if st.SQL != "" || st.Stmt != "" || st.Mode != "" || st.Args != nil || st.PerRow {
 			return fmt.Errorf("%s takes only session= (and begin readonly)", st.Verb)
