@@ -38,7 +38,7 @@ const (
 	// the database's identity (sequence.DatabaseID), in one round trip.
 	sessionQuery = "SELECT (" + pathQuery + "), (SELECT system_identifier::text FROM pg_catalog.pg_control_system()) || '/' || " +
 		"(SELECT oid::text FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()) || '/' || pg_catalog.current_database()"
-	schemaQuery   = "SELECT count(*)::text FROM pg_catalog.pg_namespace WHERE nspname = $1"
+	schemaQuery = "SELECT count(*)::text FROM pg_catalog.pg_namespace WHERE nspname = $1"
 )
 
 // SQLSTATEs of schema errors, PostgreSQL's own.
