@@ -54,6 +54,8 @@ type defaults struct {
 	e  *Engine
 	db string // the database's identity; "" for a session without one
 
+	known sync.Map // sequence name → the engine's ddlGen when the database was found to have it: see Session.here
+
 	set     atomic.Pointer[tableSet] // nil until the first load
 	loading atomic.Bool              // a background load is running
 	forgot  atomic.Uint64            // counts forgetDefaults: a load that saw it change is stale

@@ -190,7 +190,9 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			return 0, false, err
 		}
 		h := s.handle(storeName)
-		v, err = h.Next(ctx)
+		if err = s.here(ctx, h); err == nil {
+			v, err = h.Next(ctx)
+		}
 		if err != nil && unqualified && written != name && storeName == name && errors.Is(err, sequence.ErrNotFound) {
 			// Dropped since it was resolved (by another process): resolve
 			// it again.
@@ -200,7 +202,9 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			}
 			storeName = name
 			h = s.handle(name)
-			v, err = h.Next(ctx)
+			if err = s.here(ctx, h); err == nil {
+				v, err = h.Next(ctx)
+			}
 		}
 		if err != nil {
 			return 0, false, s.callErr(ctx, name, unqualified, err)
@@ -216,7 +220,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			return v, false, nil
 		}
 		// PostgreSQL looks the relation up first: a missing one is 42P01.
-		if _, err := s.eng.store.Describe(ctx, storeName); err != nil {
+		if err := s.lookUp(ctx, storeName); err != nil {
 			return 0, false, s.callErr(ctx, name, unqualified, err)
 		}
 		return 0, false, sequence.CurrvalNotDefinedError(name)
@@ -249,6 +253,9 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			return 0, false, err
 		}
 		err = s.eng.cache.Change(ctx, storeName, func(ctx context.Context) error {
+			if err := s.lookUp(ctx, storeName); err != nil {
+				return err
+			}
 			_, err := s.eng.store.SetVal(ctx, storeName, val, isCalled != 0)
 			return err
 		})
@@ -322,7 +329,7 @@ func (s *Session[A]) callErr(ctx context.Context, name string, unqualified bool,
 // regclass argument before it calls the function.
 func (s *Session[A]) null(ctx context.Context, name string) (int64, bool, error) {
 	if name != "" {
-		if _, err := s.eng.store.Describe(ctx, name); err != nil {
+		if err := s.lookUp(ctx, name); err != nil {
 			return 0, false, s.eng.storeErr(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/seqshim/seqshim/seqcache"
 	"github.com/seqshim/seqshim/sequence"
 )
 
@@ -56,6 +57,16 @@ func (s *Session[A]) exists(ctx context.Context, name string) (bool, error) {
 		return false, s.eng.storeErr(err)
 	}
 	return visible, nil
+}
+
+// lookUp is PostgreSQL's look-up of sequence name in this session's
+// database: 42P01 when it has none (the store may have it for others).
+func (s *Session[A]) lookUp(ctx context.Context, name string) error {
+	ok, err := s.exists(ctx, name)
+	if err == nil && !ok {
+		err = notHere(name)
+	}
+	return err
 }
 
 // notHere is the store's answer for a sequence this database has not
@@ -170,4 +181,34 @@ func (s *Session[A]) others(info sequence.Info) bool {
 		}
 	}
 	return false
+}
+
+// here checks, before nextval draws from the sequence of h, that this
+// session's database has it: PostgreSQL's 42P01 for a sequence the
+// database's catalog lacks, though the store has it for other databases.
+// It reads the store once per name and DDL generation of the engine,
+// shared by the database's sessions in the process; nextval of the
+// sequence the session checked last costs a comparison. A sequence another
+// process undeclared for this database is seen at this engine's next DDL.
+func (s *Session[A]) here(ctx context.Context, h *seqcache.Handle) error {
+	if s.dbID == "" {
+		return nil
+	}
+	g := s.eng.ddlGen.Load()
+	if h == s.hereHandle && g == s.hereGen {
+		return nil
+	}
+	name := h.Name()
+	if v, ok := s.defs.known.Load(name); !ok || v.(uint64) != g {
+		ok, err := s.exists(ctx, name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notHere(name)
+		}
+		s.defs.known.Store(name, g)
+	}
+	s.hereHandle, s.hereGen = h, g
+	return nil
 }

@@ -125,7 +125,7 @@ func (s *Session[A]) writable(ctx context.Context, name, what string) error {
 		return err
 	}
 	if name != "" {
-		if _, err := s.eng.store.Describe(ctx, name); err != nil {
+		if err := s.lookUp(ctx, name); err != nil {
 			return s.eng.storeErr(err)
 		}
 	}

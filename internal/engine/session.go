@@ -55,9 +55,11 @@ type Session[A Args] struct {
 	plans      map[string]*Statement // texts seen here, and what they need
 	planBytes  int                   // the length of the texts in plans
 	lastHandle *seqcache.Handle      // cache handle of the last nextval
-	scratch    [4]int64              // call values of one statement
-	sqlBuf     []byte                // rendering buffer, reused
-	shadow     []shadowDraw          // shadow mode: the draws of the statement running
+	hereHandle *seqcache.Handle      // the last handle found to be the database's (Session.here), at ddlGen hereGen
+	hereGen    uint64
+	scratch    [4]int64     // call values of one statement
+	sqlBuf     []byte       // rendering buffer, reused
+	shadow     []shadowDraw // shadow mode: the draws of the statement running
 
 	// Read-only transactions: see readonly.go.
 	txMode     txMode // mode of the transaction block, if known
