@@ -74,6 +74,37 @@ type Memberships interface {
 	Detach(ctx context.Context, name, db string) (dropped bool, err error)
 }
 
+// Validate checks a member a store is asked to keep: it names its
+// database. ErrInvalid (22023) otherwise.
+func (m Member) Validate() error {
+	if m.DB == "" {
+		return invalidf("a sequence member must name its database")
+	}
+	return nil
+}
+
+// validateMembers checks [Spec.Members]: each member valid, in DB order,
+// each database once.
+func validateMembers(members []Member) error {
+	for i, m := range members {
+		if err := m.Validate(); err != nil {
+			return err
+		}
+		if i > 0 && m.DB <= members[i-1].DB {
+			return invalidf("sequence members must be in database order, each database once (%q after %q)", m.DB, members[i-1].DB)
+		}
+	}
+	return nil
+}
+
+// sameMembers reports whether a and b are the same members with the same
+// views; nil and empty are the same.
+func sameMembers(a, b []Member) bool {
+	return slices.EqualFunc(a, b, func(x, y Member) bool {
+		return x.DB == y.DB && x.OwnedBy == y.OwnedBy && slices.Equal(x.Defaults, y.Defaults)
+	})
+}
+
 // SameCounter reports whether o counts as s does: the same type,
 // increment, bounds and cycle. START, CACHE, OWNED BY, column defaults,
 // policy and daily limit do not make another counter.
