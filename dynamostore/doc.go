@@ -189,4 +189,9 @@
 //     second per sequence.
 //   - Positions are stored as decimal numbers, so a hand-edited item can hold
 //     anything: an item that does not decode is an error, not a guess.
+//   - [Store.Detach] of the last member is two writes: a Detach interrupted
+//     between them (or whose DeleteItem meets a Rename's fence) leaves the
+//     item with an empty members map, which reads as a sequence without
+//     members: every database sees it, and the next Detach, from any,
+//     drops it.
 package dynamostore
