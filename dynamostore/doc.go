@@ -56,6 +56,12 @@
 //	pmaxb    N     cache policy: max block (absent for the process default)
 //	preval   N     cache policy: revalidate interval in milliseconds (absent for
 //	               the process default)
+//	members  M     the databases that declared the sequence
+//	               (sequence.Spec.Members): each key a database
+//	               (sequence.Member.DB), its value a string, the JSON
+//	               {"owned_by": ..., "defaults": [...]} of its view, defaults
+//	               as sequence.EncodeDefaults writes them; absent (or empty)
+//	               for none
 //	tok      S     the token of the latest reservation made with one
 //	               (sequence.Recoverer; removed by a reservation without a
 //	               token and by a release), with its block:
@@ -69,6 +75,21 @@
 //
 // Every write names the attributes through #placeholders (several are
 // DynamoDB reserved words) and is conditional; none needs transactions.
+//
+// # Memberships
+//
+// [Store.Attach] is one UpdateItem that sets one key of the members map
+// (SET #members.#db = :view, the database as an expression attribute name),
+// conditioned on the item existing, not being renamed, and having the
+// counter's type, inc, min, max and cycle: a concurrent ALTER of the counter
+// makes it fail (sequence.CounterError after a read), and two databases
+// attaching at once never overwrite each other. An item without the map
+// (made before members were kept) gets an empty one first. [Store.Detach]
+// is one UpdateItem removing the key (REMOVE #members.#db, ALL_NEW); if no
+// member is left, a DeleteItem conditioned on the same incarnation (gen)
+// still having none drops the item, so an Attach that came first keeps it
+// and a sequence dropped and created again meanwhile is never deleted by
+// mistake. Neither moves the position, the version or the incarnation.
 //
 // # Reservations
 //
@@ -168,4 +189,9 @@
 //     second per sequence.
 //   - Positions are stored as decimal numbers, so a hand-edited item can hold
 //     anything: an item that does not decode is an error, not a guess.
+//   - [Store.Detach] of the last member is two writes: a Detach interrupted
+//     between them (or whose DeleteItem meets a Rename's fence) leaves the
+//     item with an empty members map, which reads as a sequence without
+//     members: every database sees it, and the next Detach, from any,
+//     drops it.
 package dynamostore

@@ -41,6 +41,7 @@ const (
 	attrPMinB   = "pminb"    // N: cache policy min block (sequence.Policy.MinBlock); absent for the default
 	attrPMaxB   = "pmaxb"    // N: cache policy max block (sequence.Policy.MaxBlock); absent for the default
 	attrPReval  = "preval"   // N: cache policy revalidate interval, milliseconds; absent for the default
+	attrMembers = "members"  // M: database -> its view (sequence.Spec.Members; see members.go); absent for none
 
 	// The proof of the latest reservation made with a token
 	// (sequence.Recoverer): written with it, removed by a reservation
@@ -116,6 +117,7 @@ func newItem(key, gen string, spec sequence.Spec, pos sequence.Position) map[str
 	}
 	putSpec(item, spec)
 	putPos(item, pos)
+	putMembers(item, spec.Members)
 	return item
 }
 
@@ -181,6 +183,13 @@ func decode(name string, item map[string]types.AttributeValue) (record, error) {
 	}
 	if _, ok := item[attrLimit]; ok {
 		r.info.Spec.DailyLimit = d.int(attrLimit)
+	}
+	if v, ok := item[attrMembers]; ok {
+		members, ok := decodeMembers(v)
+		if !ok {
+			d.fail(attrMembers)
+		}
+		r.info.Spec.Members = members
 	}
 	opt := func(attr string) int64 {
 		if _, ok := item[attr]; ok {

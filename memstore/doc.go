@@ -20,7 +20,10 @@
 // process), with the same semantics as the shared stores and is
 // checked by the same contract tests: every operation runs under one mutex, and
 // all sequence arithmetic is the sequence model's ([sequence.Spec.Reserve],
-// [sequence.Clauses.Alter], [sequence.Spec.SetVal], [sequence.Spec.Release]).
+// [sequence.Clauses.Alter], [sequence.Spec.SetVal], [sequence.Spec.Release]),
+// memberships included ([Store.Attach], [Store.Detach]: the members of a
+// sequence, [sequence.Spec.Members], are the store's own copies, never
+// shared with a caller).
 // [Store.Reserve] does not allocate. A daily limit
 // (sequence.Spec.DailyLimit) is counted under the same mutex, by the
 // store's clock ([Options.Now]).

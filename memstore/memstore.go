@@ -19,7 +19,7 @@ type Store struct {
 	now func() time.Time // written once by New: the store's clock
 
 	mu   sync.Mutex                // guards seqs, the Infos it points to, and from
-	seqs map[string]*sequence.Info // Spec.Defaults is the store's own copy, never a caller's
+	seqs map[string]*sequence.Info // Spec.Defaults and Spec.Members are the store's own copies, never a caller's
 	from map[string]string         // per sequence renamed: the name its last Rename took it from
 }
 
@@ -154,7 +154,7 @@ func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos
 	if s.seqs[name] != nil {
 		return sequence.ExistsError(name)
 	}
-	spec.Defaults = slices.Clone(spec.Defaults)
+	spec.Defaults, spec.Members = slices.Clone(spec.Defaults), cloneMembers(spec.Members)
 	s.seqs[name] = &sequence.Info{Name: name, Spec: spec, Position: pos, Version: 1, Gen: gens.Add(1)}
 	delete(s.from, name)
 	return nil
@@ -234,6 +234,48 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 	return nil
 }
 
+// Attach implements [sequence.Memberships] under the store's lock: the
+// counter compared with [sequence.Spec.SameCounter], the member added with
+// [sequence.WithMember].
+func (s *Store) Attach(ctx context.Context, name string, m sequence.Member, counter sequence.Spec) (sequence.Info, error) {
+	if err := m.Validate(); err != nil {
+		return sequence.Info{}, err
+	}
+	info, err := s.lock(ctx, name)
+	if err != nil {
+		return sequence.Info{}, err
+	}
+	defer s.mu.Unlock()
+	if !info.Spec.SameCounter(counter) {
+		return sequence.Info{}, sequence.CounterError(name, info.Spec, info.Spec.Members)
+	}
+	m.Defaults = slices.Clone(m.Defaults)
+	info.Spec.Members = sequence.WithMember(info.Spec.Members, m)
+	return copyOf(info), nil
+}
+
+// Detach implements [sequence.Memberships] under the store's lock: the
+// last member's Detach drops the sequence as [Store.Drop] does.
+func (s *Store) Detach(ctx context.Context, name, db string) (bool, error) {
+	info, err := s.lock(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	defer s.mu.Unlock()
+	if len(info.Spec.Members) > 0 {
+		if _, ok := info.Spec.Member(db); !ok {
+			return false, nil
+		}
+		if members := sequence.WithoutMember(info.Spec.Members, db); len(members) > 0 {
+			info.Spec.Members = members
+			return false, nil
+		}
+	}
+	delete(s.seqs, name)
+	delete(s.from, name)
+	return true, nil
+}
+
 // Describe implements [sequence.Admin].
 func (s *Store) Describe(ctx context.Context, name string) (sequence.Info, error) {
 	info, err := s.lock(ctx, name)
@@ -275,10 +317,25 @@ func (s *Store) lock(ctx context.Context, name string) (*sequence.Info, error) {
 	return info, nil
 }
 
-// copyOf returns *info with a slice of its own, so that callers cannot change
+// copyOf returns *info with slices of its own, so that callers cannot change
 // the store's state through what it returns.
 func copyOf(info *sequence.Info) sequence.Info {
 	out := *info
 	out.Spec.Defaults = slices.Clone(info.Spec.Defaults)
+	out.Spec.Members = cloneMembers(info.Spec.Members)
+	return out
+}
+
+// cloneMembers copies members down to each member's column defaults; nil
+// for none.
+func cloneMembers(members []sequence.Member) []sequence.Member {
+	if len(members) == 0 {
+		return nil
+	}
+	out := make([]sequence.Member, len(members))
+	for i, m := range members {
+		m.Defaults = slices.Clone(m.Defaults)
+		out[i] = m
+	}
 	return out
 }

@@ -36,7 +36,8 @@
 // # Stores
 //
 // A store keeps one position per sequence and implements [Reserver] (blocks),
-// [Admin] (create, alter, rename, drop, describe, list, setval) and optionally
+// [Admin] (create, alter, rename, drop, describe, list, setval, and
+// [Memberships]: attach and detach a database) and optionally
 // [Releaser] (taking back an unused tail), [Checker] (a cheap check of its
 // configuration), [Validator] (a cheap read of a sequence's incarnation,
 // [Info.Gen], which tells a sequence dropped and created again, or renamed

@@ -53,25 +53,61 @@ func ParseDatabaseID(db string) (systemID, oid, name string, ok bool) {
 	return systemID, oid, name, ok1 && ok2 && systemID != "" && oid != "" && name != ""
 }
 
-// Memberships is the part of the store contract that keeps the databases
-// of a sequence ([Spec.Members]), each operation atomic against every other
-// and against reservations: two databases attaching or detaching at once
-// never lose each other's membership, and a counter is never dropped while
-// a database that attached meanwhile uses it.
+// Memberships is the part of the store contract ([Admin] includes it) that
+// keeps the databases of a sequence ([Spec.Members]), each operation atomic
+// against every other and against reservations: two databases attaching or
+// detaching at once never lose each other's membership, and a counter is
+// never dropped while a database that attached meanwhile uses it. Create
+// writes the members of its spec; every other operation but Drop keeps
+// them as they are.
 type Memberships interface {
 	// Attach makes m.DB a member of the sequence name with m as its view,
-	// or replaces the view it had. The stored counter must be counter's
-	// ([Spec.SameCounter]), else it fails with [CounterError]; counter's
+	// or replaces the view it had, and returns the sequence as stored
+	// after. The stored counter must be counter's ([Spec.SameCounter]),
+	// else it fails with [CounterError] and changes nothing; counter's
 	// START, CACHE and everything but the counter's shape are ignored, and
-	// the position never moves. A sequence without members gets m as its
-	// first. ErrNotFound when no sequence has the name.
+	// the position, version and incarnation never move. A sequence without
+	// members gets m as its first (its OwnedBy and Defaults stay as they
+	// are). ErrNotFound when no sequence has the name; ErrInvalid for a
+	// member without a database ([Member.Validate]).
 	Attach(ctx context.Context, name string, m Member, counter Spec) (Info, error)
 	// Detach removes db from the members of name. When it was the last
 	// member (or the sequence has none), the sequence is dropped in the
-	// same step, and dropped is true; an Attach that came first keeps it.
-	// A db that is not a member changes nothing. ErrNotFound when no
-	// sequence has the name.
+	// same step, as Drop drops it, and dropped is true; an Attach that came
+	// first keeps it. A db that is not a member of a sequence that has
+	// members changes nothing. ErrNotFound when no sequence has the name.
 	Detach(ctx context.Context, name, db string) (dropped bool, err error)
+}
+
+// Validate checks a member a store is asked to keep: it names its
+// database. ErrInvalid (22023) otherwise.
+func (m Member) Validate() error {
+	if m.DB == "" {
+		return invalidf("a sequence member must name its database")
+	}
+	return nil
+}
+
+// validateMembers checks [Spec.Members]: each member valid, in DB order,
+// each database once.
+func validateMembers(members []Member) error {
+	for i, m := range members {
+		if err := m.Validate(); err != nil {
+			return err
+		}
+		if i > 0 && m.DB <= members[i-1].DB {
+			return invalidf("sequence members must be in database order, each database once (%q after %q)", m.DB, members[i-1].DB)
+		}
+	}
+	return nil
+}
+
+// sameMembers reports whether a and b are the same members with the same
+// views; nil and empty are the same.
+func sameMembers(a, b []Member) bool {
+	return slices.EqualFunc(a, b, func(x, y Member) bool {
+		return x.DB == y.DB && x.OwnedBy == y.OwnedBy && slices.Equal(x.Defaults, y.Defaults)
+	})
 }
 
 // SameCounter reports whether o counts as s does: the same type,

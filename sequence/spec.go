@@ -102,7 +102,8 @@ func DefaultSpec() Spec {
 func (s Spec) Descending() bool { return s.Increment < 0 }
 
 // Validate checks a spec the way CREATE SEQUENCE checks its options and returns
-// PostgreSQL's error for the first problem found.
+// PostgreSQL's error for the first problem found. Its members, if any, must
+// each name a database, in DB order, each database once.
 func (s Spec) Validate() error {
 	if s.Increment == 0 {
 		return invalidf("INCREMENT must not be zero")
@@ -128,6 +129,9 @@ func (s Spec) Validate() error {
 	}
 	if s.DailyLimit < 0 {
 		return dailyLimitInvalid(s.DailyLimit)
+	}
+	if err := validateMembers(s.Members); err != nil {
+		return err
 	}
 	return s.Policy.Validate()
 }
@@ -359,9 +363,10 @@ func (s Spec) String() string {
 }
 
 // Equal reports whether s and o are the same definition, column defaults,
-// daily limit and cache policy included.
+// daily limit, cache policy and members included.
 func (s Spec) Equal(o Spec) bool {
 	return s.Type == o.Type && s.Increment == o.Increment && s.Min == o.Min && s.Max == o.Max &&
 		s.Start == o.Start && s.Cache == o.Cache && s.Cycle == o.Cycle && s.OwnedBy == o.OwnedBy &&
-		slices.Equal(s.Defaults, o.Defaults) && s.DailyLimit == o.DailyLimit && s.Policy == o.Policy
+		slices.Equal(s.Defaults, o.Defaults) && s.DailyLimit == o.DailyLimit && s.Policy == o.Policy &&
+		sameMembers(s.Members, o.Members)
 }

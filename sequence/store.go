@@ -99,10 +99,15 @@ func ReadGen(ctx context.Context, st any, name string) (uint64, error) {
 
 // Admin is the management side of a store, used by the driver for sequence
 // DDL and setval, and by seqctl. Spec changes take effect at the next
-// reservation of every process.
+// reservation of every process. It includes [Memberships]: the databases
+// that declared each sequence ([Spec.Members]), which every operation below
+// keeps as they are but Create (which writes the spec's) and Drop (which
+// removes them with the sequence).
 type Admin interface {
-	// Create stores a new sequence at pos (normally spec.Initial()). It
-	// fails with ErrExists (wrapped in *Error) if the name is taken.
+	Memberships
+	// Create stores a new sequence at pos (normally spec.Initial()), with
+	// spec.Members as its members. It fails with ErrExists (wrapped in
+	// *Error) if the name is taken.
 	Create(ctx context.Context, name string, spec Spec, pos Position) error
 	// Alter applies ALTER SEQUENCE clauses atomically against concurrent
 	// reservations and returns the result. Clauses.DailyLimit sets or
@@ -117,8 +122,8 @@ type Admin interface {
 	Rename(ctx context.Context, name, newName string) error
 	// Drop deletes the sequence; ErrNotFound if it does not exist.
 	Drop(ctx context.Context, name string) error
-	// Describe returns the sequence's spec, position and counters (the
-	// daily usage among them).
+	// Describe returns the sequence's spec (its members among them),
+	// position and counters (the daily usage among them).
 	Describe(ctx context.Context, name string) (Info, error)
 	// List returns every sequence, ordered by name.
 	List(ctx context.Context) ([]Info, error)
@@ -127,7 +132,7 @@ type Admin interface {
 }
 
 // Store is the whole contract a store implements: reservation and
-// administration. Implementations that can take back unused values also
+// administration, memberships included. Implementations that can take back unused values also
 // implement Releaser.
 type Store interface {
 	Reserver

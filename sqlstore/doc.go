@@ -20,7 +20,9 @@
 // [DefaultTable], or [Options.Table], or the URL parameter table=) is created
 // on first use with CREATE TABLE IF NOT EXISTS: one row per sequence, holding
 // its name, spec (with OWNED BY, the column defaults, the daily limit and
-// the cache policy), position (last value, is_called), version,
+// the cache policy), the databases that declared it (members: each with its
+// view, as sequence.EncodeMembers writes them; an empty string for none),
+// position (last value, is_called), version,
 // incarnation (gen: random, set by Create, see sequence.Info.Gen), burn-rate
 // counters and the name its last rename took it from (renamed_from, so that
 // a repeated rename is recognised as done). A table made by an
@@ -41,6 +43,12 @@
 // WAL mode with synchronous=FULL (a committed reservation survives a power
 // loss) and a 30 s busy timeout; within one process, writers queue on a
 // channel rather than in SQLite's busy handler.
+//
+// Memberships ([Store.Attach], [Store.Detach]) are such transactions too:
+// the counter is compared and the members column written with the row
+// locked, so two processes attaching or detaching at once both count, and
+// the Detach of the last member deletes the row in the same transaction.
+// No other statement writes the members column but Create's insert.
 //
 // A daily limit
 // (sequence.Spec.DailyLimit) is counted in the same transaction: the day's

@@ -68,6 +68,25 @@ var oldTables = []struct {
 		row:     `INSERT INTO $T VALUES ('old', 'bigint', 1, 1, 9223372036854775807, 1, 1, 0, 5, 1, 1, 0, 0, 0, 'db/1/2/3', '', 0, 0, 0)`,
 		ownedBy: "db/1/2/3",
 	},
+	{
+		name: "before members",
+		create: `CREATE TABLE $T (
+	name TEXT NOT NULL PRIMARY KEY, seq_type TEXT NOT NULL, increment_by BIGINT NOT NULL,
+	min_value BIGINT NOT NULL, max_value BIGINT NOT NULL, start_value BIGINT NOT NULL,
+	cache_size BIGINT NOT NULL, is_cycle BIGINT NOT NULL, last_value BIGINT NOT NULL,
+	is_called BIGINT NOT NULL, version BIGINT NOT NULL, reservations BIGINT NOT NULL,
+	values_reserved BIGINT NOT NULL, last_reserved BIGINT NOT NULL,
+	owned_by TEXT NOT NULL DEFAULT '', defaults TEXT NOT NULL DEFAULT '',
+	daily_limit BIGINT NOT NULL DEFAULT 0, usage_day BIGINT NOT NULL DEFAULT 0, day_used BIGINT NOT NULL DEFAULT 0,
+	policy_buffer_ms BIGINT NOT NULL DEFAULT 0, policy_min_block BIGINT NOT NULL DEFAULT 0,
+	policy_max_block BIGINT NOT NULL DEFAULT 0, policy_revalidate_ms BIGINT NOT NULL DEFAULT 0,
+	renamed_from TEXT NOT NULL DEFAULT '', gen BIGINT NOT NULL DEFAULT 0,
+	res_token TEXT NOT NULL DEFAULT '', res_first BIGINT NOT NULL DEFAULT 0,
+	res_step BIGINT NOT NULL DEFAULT 0, res_count BIGINT NOT NULL DEFAULT 0)`,
+		row: `INSERT INTO $T VALUES ('old', 'bigint', 1, 1, 9223372036854775807, 1, 1, 0, 5, 1, 1, 0, 0, 0, 'db/1/2/3', '', 0, 0, 0,
+	0, 0, 0, 0, '', 0, '', 0, 0, 0)`,
+		ownedBy: "db/1/2/3",
+	},
 }
 
 // TestMigrate opens a store on a table made by an earlier version: the
@@ -108,7 +127,7 @@ func TestMigrate(t *testing.T) {
 					t.Fatalf("Describe of a row made %s: %v", old.name, err)
 				}
 				if info.Position.Last != 5 || info.Spec.OwnedBy != old.ownedBy || info.Spec.Defaults != nil || info.Spec.DailyLimit != 0 ||
-					!info.Spec.Policy.IsZero() {
+					!info.Spec.Policy.IsZero() || info.Spec.Members != nil {
 					t.Errorf("old row: %+v", info)
 				}
 				oldGen := info.Gen
@@ -119,11 +138,12 @@ func TestMigrate(t *testing.T) {
 				spec.OwnedBy = "db/1/2/4"
 				spec.DailyLimit = 42
 				spec.Policy = sequence.Policy{Buffer: 30 * time.Second, MinBlock: 10, MaxBlock: 20, Revalidate: 5 * time.Second}
+				spec.Members = []sequence.Member{{DB: "sys/16384/app", OwnedBy: "db/1/2/4", Defaults: defaults}}
 				if err := st.Create(ctx, "new", spec, pos); err != nil {
 					t.Fatal(err)
 				}
 				if info, err := st.Describe(ctx, "new"); err != nil || !info.Spec.Equal(spec) {
-					t.Errorf("Describe(new) = %+v, %v; want OwnedBy, Defaults, DailyLimit and Policy kept", info.Spec, err)
+					t.Errorf("Describe(new) = %+v, %v; want OwnedBy, Defaults, DailyLimit, Policy and Members kept", info.Spec, err)
 				}
 				if b, err := st.Reserve(ctx, "old", 100); err != nil || b.First != 6 || b.Gen != oldGen {
 					t.Errorf("Reserve(old) = %+v, %v", b, err)
@@ -155,9 +175,17 @@ func TestMigrate(t *testing.T) {
 					}
 				}
 
+				// A row made before members gets its first.
+				member := sequence.Member{DB: "sys/16385/other", Defaults: defaults}
+				if info, err := st.Attach(ctx, "old", member, sequence.DefaultSpec()); err != nil ||
+					len(info.Spec.Members) != 1 || info.Spec.Members[0].DB != member.DB || info.Spec.OwnedBy != old.ownedBy {
+					t.Errorf("Attach(old) = %+v, %v", info.Spec, err)
+				}
+
 				// The table is up to date now: another store uses it as is.
 				again := open(t, url, table)
-				if info, err := again.Describe(ctx, "old"); err != nil || !slices.Equal(info.Spec.Defaults, defaults) || info.Gen != oldGen {
+				if info, err := again.Describe(ctx, "old"); err != nil || !slices.Equal(info.Spec.Defaults, defaults) || info.Gen != oldGen ||
+					len(info.Spec.Members) != 1 || !slices.Equal(info.Spec.Members[0].Defaults, defaults) {
 					t.Errorf("second store: Describe(old) = %+v, %v", info.Spec, err)
 				}
 			})

@@ -125,6 +125,9 @@ func (s *Store) Table() string { return s.table }
 // queries are the statements of one dialect and table, built once.
 type queries struct {
 	create, sel, selLock, list, insert, update, rename, renamed, drop, gen string
+	// setMembers writes the members column alone (Attach, Detach): no
+	// other statement writes it but insert.
+	setMembers string
 	// zeroGen finds a row without an incarnation (made before the gen
 	// column, or by an older version since), setGens gives each one.
 	zeroGen, setGens string
@@ -141,10 +144,12 @@ type addedColumn struct{ name, add string }
 
 const columns = `name, seq_type, increment_by, min_value, max_value, start_value, cache_size, is_cycle,
 	last_value, is_called, version, reservations, values_reserved, last_reserved, owned_by, defaults,
-	daily_limit, usage_day, day_used, policy_buffer_ms, policy_min_block, policy_max_block, policy_revalidate_ms, gen`
+	daily_limit, usage_day, day_used, policy_buffer_ms, policy_min_block, policy_max_block, policy_revalidate_ms, gen,
+	members`
 
 // setColumns are the assignments of an update of every column of a row
-// but the name (and the proof columns, res_*).
+// but the name (and the proof columns, res_*, and members, which Attach and
+// Detach alone write).
 const setColumns = `seq_type = ?, increment_by = ?, min_value = ?, max_value = ?, start_value = ?,
 	cache_size = ?, is_cycle = ?, last_value = ?, is_called = ?, version = ?, reservations = ?, values_reserved = ?,
 	last_reserved = ?, owned_by = ?, defaults = ?, daily_limit = ?, usage_day = ?, day_used = ?,
@@ -183,7 +188,8 @@ func makeQueries(d Dialect, table string) queries {
 	res_token TEXT NOT NULL DEFAULT '',
 	res_first BIGINT NOT NULL DEFAULT 0,
 	res_step BIGINT NOT NULL DEFAULT 0,
-	res_count BIGINT NOT NULL DEFAULT 0
+	res_count BIGINT NOT NULL DEFAULT 0,
+	members TEXT NOT NULL DEFAULT ''
 )`,
 		added: []addedColumn{
 			{"owned_by", `ALTER TABLE ` + table + ` ADD COLUMN owned_by TEXT NOT NULL DEFAULT ''`},
@@ -201,10 +207,11 @@ func makeQueries(d Dialect, table string) queries {
 			{"res_first", `ALTER TABLE ` + table + ` ADD COLUMN res_first BIGINT NOT NULL DEFAULT 0`},
 			{"res_step", `ALTER TABLE ` + table + ` ADD COLUMN res_step BIGINT NOT NULL DEFAULT 0`},
 			{"res_count", `ALTER TABLE ` + table + ` ADD COLUMN res_count BIGINT NOT NULL DEFAULT 0`},
+			{"members", `ALTER TABLE ` + table + ` ADD COLUMN members TEXT NOT NULL DEFAULT ''`},
 		},
 		sel:     `SELECT ` + columns + ` FROM ` + table + ` WHERE name = ?`,
 		list:    `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name`,
-		insert:  `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		insert:  `INSERT INTO ` + table + ` (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
 		update:  `UPDATE ` + table + ` SET ` + setColumns + ` WHERE name = ?`,
 		rename:  `UPDATE ` + table + ` SET name = ?, renamed_from = ? WHERE name = ?`,
 		renamed: `SELECT renamed_from FROM ` + table + ` WHERE name = ?`,
@@ -214,6 +221,7 @@ func makeQueries(d Dialect, table string) queries {
 		// A random odd (so never 0) 64-bit integer per row.
 		setGens: `UPDATE ` + table + ` SET gen = random() | 1 WHERE gen = 0`,
 	}
+	q.setMembers = `UPDATE ` + table + ` SET members = ? WHERE name = ?`
 	q.updateProof = `UPDATE ` + table + ` SET ` + setColumns + `, res_token = ?, res_first = ?, res_step = ?, res_count = ? WHERE name = ?`
 	q.selProof = `SELECT res_token, res_first, res_step, res_count, gen,
 	policy_buffer_ms, policy_min_block, policy_max_block, policy_revalidate_ms FROM ` + table + ` WHERE name = ?`
@@ -224,7 +232,7 @@ func makeQueries(d Dialect, table string) queries {
 		q.selLock += ` FOR UPDATE`
 		q.list = `SELECT ` + columns + ` FROM ` + table + ` ORDER BY name COLLATE "C"`
 		q.setGens = `UPDATE ` + table + ` SET gen = (random() * 9.2e18)::bigint | 1 WHERE gen = 0`
-		for _, p := range []*string{&q.sel, &q.selLock, &q.list, &q.insert, &q.update, &q.updateProof, &q.selProof, &q.rename, &q.renamed, &q.drop, &q.gen} {
+		for _, p := range []*string{&q.sel, &q.selLock, &q.list, &q.insert, &q.update, &q.updateProof, &q.selProof, &q.rename, &q.renamed, &q.drop, &q.gen, &q.setMembers} {
 			*p = numberPlaceholders(*p)
 		}
 	}
@@ -298,7 +306,7 @@ type scanner interface{ Scan(dest ...any) error }
 func scanInfo(sc scanner) (sequence.Info, error) {
 	var (
 		info                     sequence.Info
-		typ, defaults            string
+		typ, defaults, members   string
 		cycle, called, lastNanos int64
 		bufferMS, revalidateMS   int64
 		gen                      int64
@@ -307,7 +315,7 @@ func scanInfo(sc scanner) (sequence.Info, error) {
 		&info.Spec.Cache, &cycle, &info.Position.Last, &called, &info.Version, &info.Reservations,
 		&info.ValuesReserved, &lastNanos, &info.Spec.OwnedBy, &defaults,
 		&info.Spec.DailyLimit, &info.DayUsage.Day, &info.DayUsage.Used,
-		&bufferMS, &info.Spec.Policy.MinBlock, &info.Spec.Policy.MaxBlock, &revalidateMS, &gen)
+		&bufferMS, &info.Spec.Policy.MinBlock, &info.Spec.Policy.MaxBlock, &revalidateMS, &gen, &members)
 	if err != nil {
 		return info, err
 	}
@@ -317,6 +325,9 @@ func scanInfo(sc scanner) (sequence.Info, error) {
 	}
 	if info.Spec.Defaults, err = sequence.DecodeDefaults(defaults); err != nil {
 		return info, fmt.Errorf("sqlstore: bad defaults in row %s: %w", info.Name, err)
+	}
+	if info.Spec.Members, err = sequence.DecodeMembers(members); err != nil {
+		return info, fmt.Errorf("sqlstore: bad members in row %s: %w", info.Name, err)
 	}
 	info.Spec.Type = t
 	info.Spec.Policy.Buffer = time.Duration(bufferMS) * time.Millisecond
@@ -384,10 +395,7 @@ func (s *Store) modify(ctx context.Context, name string, fn func(info *sequence.
 // columns, unless p is nil.
 func (s *Store) modifyProof(ctx context.Context, name string, p *proof, fn func(info *sequence.Info) error) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		info, err := scanInfo(tx.QueryRowContext(ctx, s.q.selLock, name))
-		if errors.Is(err, sql.ErrNoRows) {
-			return sequence.NotFoundError(name)
-		}
+		info, err := s.lockRow(ctx, tx, name)
 		if err != nil {
 			return err
 		}
@@ -396,6 +404,17 @@ func (s *Store) modifyProof(ctx context.Context, name string, p *proof, fn func(
 		}
 		return s.update(ctx, tx, &info, p)
 	})
+}
+
+// lockRow reads the row of name in tx, a write transaction, locking it
+// (SELECT ... FOR UPDATE on PostgreSQL; SQLite's write transaction locks
+// the file) until tx ends; sequence.ErrNotFound if there is none.
+func (s *Store) lockRow(ctx context.Context, tx *sql.Tx, name string) (sequence.Info, error) {
+	info, err := scanInfo(tx.QueryRowContext(ctx, s.q.selLock, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return info, sequence.NotFoundError(name)
+	}
+	return info, err
 }
 
 // inTx runs fn in a write transaction and commits it, unless fn fails
@@ -543,7 +562,8 @@ func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos
 		res, err := tx.ExecContext(ctx, s.q.insert, name, spec.Type.String(), spec.Increment, spec.Min, spec.Max,
 			spec.Start, spec.Cache, b2i(spec.Cycle), pos.Last, b2i(pos.Called), 1, 0, 0, 0, spec.OwnedBy,
 			sequence.EncodeDefaults(spec.Defaults), spec.DailyLimit, 0, 0,
-			spec.Policy.Buffer.Milliseconds(), spec.Policy.MinBlock, spec.Policy.MaxBlock, spec.Policy.Revalidate.Milliseconds(), newGen())
+			spec.Policy.Buffer.Milliseconds(), spec.Policy.MinBlock, spec.Policy.MaxBlock, spec.Policy.Revalidate.Milliseconds(), newGen(),
+			sequence.EncodeMembers(spec.Members))
 		if err != nil {
 			return err
 		}
@@ -637,6 +657,68 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 		}
 		return nil
 	}))
+}
+
+// Attach implements [sequence.Memberships] in one write transaction
+// holding the row's lock: the counter read is compared with
+// [sequence.Spec.SameCounter], and the members column alone written (see
+// [sequence.WithMember]), so two processes attaching at once both count.
+func (s *Store) Attach(ctx context.Context, name string, m sequence.Member, counter sequence.Spec) (sequence.Info, error) {
+	if err := m.Validate(); err != nil {
+		return sequence.Info{}, err
+	}
+	var out sequence.Info
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		info, err := s.lockRow(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		if !info.Spec.SameCounter(counter) {
+			return sequence.CounterError(name, info.Spec, info.Spec.Members)
+		}
+		info.Spec.Members = sequence.WithMember(info.Spec.Members, m)
+		if _, err := tx.ExecContext(ctx, s.q.setMembers, sequence.EncodeMembers(info.Spec.Members), name); err != nil {
+			return err
+		}
+		out = info
+		return nil
+	})
+	if err != nil {
+		return sequence.Info{}, s.wrap("attach", name, err)
+	}
+	return out, nil
+}
+
+// Detach implements [sequence.Memberships] in one write transaction
+// holding the row's lock: the members column written without db, or, when
+// no member is left (or there was none), the row deleted as [Store.Drop]
+// deletes it.
+func (s *Store) Detach(ctx context.Context, name, db string) (bool, error) {
+	var dropped bool
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		info, err := s.lockRow(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		if members := info.Spec.Members; len(members) > 0 {
+			if _, ok := info.Spec.Member(db); !ok {
+				return errNoChange
+			}
+			if members = sequence.WithoutMember(members, db); len(members) > 0 {
+				_, err := tx.ExecContext(ctx, s.q.setMembers, sequence.EncodeMembers(members), name)
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, s.q.drop, name); err != nil {
+			return err
+		}
+		dropped = true
+		return nil
+	})
+	if err != nil {
+		return false, s.wrap("detach", name, err)
+	}
+	return dropped, nil
 }
 
 // Gen implements [sequence.Validator]: one SELECT of the gen column.

@@ -56,8 +56,9 @@
 //
 // # What the store must provide
 //
-// A [sequence.Store] ([sequence.Reserver] and [sequence.Admin]) that also
-// implements [sequence.Validator] (the Gen part fails without it).
+// A [sequence.Store] ([sequence.Reserver] and [sequence.Admin], memberships
+// included) that also implements [sequence.Validator] (the Gen and Members
+// parts fail without it).
 // [sequence.Releaser] is optional: the Release part is skipped for a store
 // without it. [sequence.Recoverer] and [sequence.Checker] are not exercised
 // here. Names are canonical names ([sequence.ParseName],
@@ -70,8 +71,11 @@
 // limit), every ALTER with [sequence.Clauses.Alter], every setval with
 // [sequence.Spec.SetVal] and every release with [sequence.Spec.Release],
 // return the errors they return, and [sequence.NotFoundError] and
-// [sequence.ExistsError] for a missing or a taken name. Do not re-implement
-// the arithmetic.
+// [sequence.ExistsError] for a missing or a taken name; for memberships,
+// compare counters with [sequence.Spec.SameCounter], change the members with
+// [sequence.WithMember] and [sequence.WithoutMember] under the same lock or
+// condition as the counter, and return [sequence.CounterError]. Do not
+// re-implement the arithmetic.
 //
 // # What Run checks
 //
@@ -102,6 +106,18 @@
 //     List and Alter as created, are replaced only by an Alter that gives
 //     them, and survive Reserve, SetVal and Rename; every block Reserve
 //     returns carries the policy as stored ([sequence.Block.Policy]).
+//   - Members ([sequence.Memberships]): the databases of a sequence
+//     ([sequence.Spec.Members]) are written by Create and returned by
+//     Describe, List and Attach; Attach adds a database or replaces its
+//     view, only for the same counter (else [sequence.CounterError], 42P07,
+//     nothing changed; START, CACHE, policy and daily limit are not the
+//     counter), never moving the position, version or incarnation; a
+//     sequence without members gets its first and keeps its own OWNED BY
+//     and defaults; Detach of one of several keeps the others, of the last
+//     (or of a sequence without members) drops it as Drop does (created
+//     again, a new incarnation), of a non-member changes nothing; Reserve,
+//     Release, SetVal, Alter and Rename keep them; a missing name is
+//     ErrNotFound to both.
 //   - Drop: a dropped sequence is missing to Reserve, Describe, SetVal,
 //     Drop and List, never silently restarting; created again, it starts
 //     from its new START.
@@ -120,6 +136,12 @@
 //     ([seqcache.Cache]) of 8 callers each on one store (values distinct,
 //     increasing per caller, none handed out again after the caches close
 //     and release their tails). Run the suite under -race.
+//   - ConcurrentMembers: 8 databases attaching at once while values are
+//     drawn, then half detaching as 8 others attach, then all detaching:
+//     no membership lost, no value twice, exactly one Detach (the last)
+//     drops the sequence; and the last member detaching as a new one
+//     attaches ends one way or the other (kept with the new member, or
+//     dropped and the Attach finding nothing), never both.
 //
 // # What RunBudget checks
 //

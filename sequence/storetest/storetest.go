@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) sequence.Store) {
 		{"OwnedBy", testOwnedBy},
 		{"Defaults", testDefaults},
 		{"Policy", testPolicy},
+		{"Members", testMembers},
 		{"Drop", testDrop},
 		{"Gen", testGen},
 		{"Release", testRelease},
@@ -47,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) sequence.Store) {
 		{"Concurrent", testConcurrent},
 		{"ConcurrentLimit", testConcurrentLimit},
 		{"ConcurrentCaches", testConcurrentCaches},
+		{"ConcurrentMembers", testConcurrentMembers},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,6 +25,8 @@ const (
 	OpList     = "List"
 	OpSetVal   = "SetVal"
 	OpGen      = "Gen"
+	OpAttach   = "Attach"
+	OpDetach   = "Detach"
 )
 
 // Store wraps a store and injects failures, for tests of code that must
@@ -170,4 +172,14 @@ func (f *Store) List(ctx context.Context) ([]sequence.Info, error) {
 // SetVal implements [sequence.Admin].
 func (f *Store) SetVal(ctx context.Context, name string, value int64, isCalled bool) (sequence.Info, error) {
 	return do(f, OpSetVal, func() (sequence.Info, error) { return f.store.SetVal(ctx, name, value, isCalled) })
+}
+
+// Attach implements [sequence.Memberships].
+func (f *Store) Attach(ctx context.Context, name string, m sequence.Member, counter sequence.Spec) (sequence.Info, error) {
+	return do(f, OpAttach, func() (sequence.Info, error) { return f.store.Attach(ctx, name, m, counter) })
+}
+
+// Detach implements [sequence.Memberships].
+func (f *Store) Detach(ctx context.Context, name, db string) (bool, error) {
+	return do(f, OpDetach, func() (bool, error) { return f.store.Detach(ctx, name, db) })
 }

@@ -56,3 +56,34 @@ func TestFaults(t *testing.T) {
 		t.Errorf("Calls(Reserve) = %d, want %d", got, len(steps))
 	}
 }
+
+// TestMembershipFaults: Attach and Detach take faults like every other
+// operation, applied or not.
+func TestMembershipFaults(t *testing.T) {
+	ctx := t.Context()
+	f := faultstore.New(memstore.New())
+	spec := sequence.DefaultSpec()
+	spec.Members = []sequence.Member{{DB: "a"}}
+	if err := f.Create(ctx, "s", spec, spec.Initial()); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	f.FailNext(faultstore.OpAttach, boom, true)
+	if _, err := f.Attach(ctx, "s", sequence.Member{DB: "b"}, spec); !errors.Is(err, boom) {
+		t.Fatalf("Attach with an applied fault: %v, want boom", err)
+	}
+	f.FailNext(faultstore.OpDetach, boom, false)
+	if _, err := f.Detach(ctx, "s", "a"); !errors.Is(err, boom) {
+		t.Fatalf("Detach with a fault: %v, want boom", err)
+	}
+	info, err := f.Describe(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sequence.MemberDBs(info.Spec.Members); len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("members %v, want [a b]: the Attach applied, the Detach not", got)
+	}
+	if f.Calls(faultstore.OpAttach) != 1 || f.Calls(faultstore.OpDetach) != 1 {
+		t.Errorf("Calls: Attach %d, Detach %d; want 1 each", f.Calls(faultstore.OpAttach), f.Calls(faultstore.OpDetach))
+	}
+}
