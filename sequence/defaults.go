@@ -2,6 +2,7 @@ package sequence
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -130,6 +131,40 @@ type columnDefaultJSON struct {
 	Kind   string `json:"kind"`
 }
 
+// MarshalJSON writes the column as [EncodeDefaults] writes each: its kind
+// by name ("always"), so that the encodings stores keep do not depend on
+// the numbering of [Identity].
+func (d ColumnDefault) MarshalJSON() ([]byte, error) {
+	return json.Marshal(columnDefaultJSON{Table: d.Table, Column: d.Column, Kind: d.Kind.Name()})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote, checked as [DecodeDefaults]
+// checks it.
+func (d *ColumnDefault) UnmarshalJSON(b []byte) error {
+	var in columnDefaultJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	out, err := in.decode()
+	if err != nil {
+		return fmt.Errorf("column default %s: %w", b, err)
+	}
+	*d = out
+	return nil
+}
+
+// decode checks a column as stores keep it.
+func (j columnDefaultJSON) decode() (ColumnDefault, error) {
+	k, err := ParseIdentity(j.Kind)
+	if err != nil {
+		return ColumnDefault{}, err
+	}
+	if j.Table == "" || j.Column == "" {
+		return ColumnDefault{}, errors.New("a column without a table or a name")
+	}
+	return ColumnDefault{Table: j.Table, Column: j.Column, Kind: k}, nil
+}
+
 // EncodeDefaults returns defaults as the text stores keep ("" for none): a
 // JSON array, so that any identifier survives.
 func EncodeDefaults(defaults []ColumnDefault) string {
@@ -158,14 +193,10 @@ func DecodeDefaults(text string) ([]ColumnDefault, error) {
 	}
 	out := make([]ColumnDefault, len(in))
 	for i, d := range in {
-		k, err := ParseIdentity(d.Kind)
-		if err != nil {
-			return nil, err
+		var err error
+		if out[i], err = d.decode(); err != nil {
+			return nil, fmt.Errorf("column defaults %q: %w", text, err)
 		}
-		if d.Table == "" || d.Column == "" {
-			return nil, fmt.Errorf("column defaults %q: a column without a table or a name", text)
-		}
-		out[i] = ColumnDefault{Table: d.Table, Column: d.Column, Kind: k}
 	}
 	return out, nil
 }

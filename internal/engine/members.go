@@ -20,11 +20,6 @@ import (
 // another database's (a sequence dropped or created between two reads).
 const maxMemberTries = 8
 
-// memberships is the store's membership side.
-func (e *Engine) memberships() sequence.Memberships {
-	return e.store.(sequence.Memberships)
-}
-
 // describe returns sequence name as this session's database sees it: its
 // spec's view (sequence.Spec.View: this database's OWNED BY and column
 // defaults) and whether the database has it at all — a member, or a
@@ -98,7 +93,7 @@ func (s *Session[A]) declare(ctx context.Context, name string, spec sequence.Spe
 		case visible:
 			return false, sequence.ExistsError(name)
 		}
-		_, err = s.eng.memberships().Attach(ctx, name, m, spec)
+		_, err = s.eng.store.Attach(ctx, name, m, spec)
 		if !errors.Is(err, sequence.ErrNotFound) {
 			return err == nil, err
 		}
@@ -119,7 +114,7 @@ func (s *Session[A]) undeclare(ctx context.Context, name string) (dropped bool, 
 	if s.dbID == "" {
 		return true, s.eng.store.Drop(ctx, name)
 	}
-	return s.eng.memberships().Detach(ctx, name, s.dbID)
+	return s.eng.store.Detach(ctx, name, s.dbID)
 }
 
 // setView replaces this database's view of sequence name: its OWNED BY,
@@ -145,7 +140,7 @@ func (s *Session[A]) setView(ctx context.Context, name string, ownedBy *string, 
 		if defaults != nil {
 			m.Defaults = *defaults
 		}
-		_, err = s.eng.memberships().Attach(ctx, name, m, info.Spec)
+		_, err = s.eng.store.Attach(ctx, name, m, info.Spec)
 		if !errors.Is(err, sequence.ErrExists) {
 			return err
 		}

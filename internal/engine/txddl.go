@@ -634,7 +634,7 @@ func (s *Session[A]) apply(ctx context.Context, h *held) ([]undoFn, error) {
 			if !dropped {
 				// The counter lives on: this database's view comes back.
 				view, _ := before.Spec.View(s.dbID)
-				_, err := s.eng.memberships().Attach(ctx, origin, s.viewMember(view.OwnedBy, view.Defaults), before.Spec)
+				_, err := s.eng.store.Attach(ctx, origin, s.viewMember(view.OwnedBy, view.Defaults), before.Spec)
 				return err
 			}
 			// Back where it was, so nothing handed out comes again.
