@@ -190,7 +190,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			return 0, false, err
 		}
 		h := s.handle(storeName)
-		if err = s.here(ctx, h); err == nil {
+		if err = s.here(ctx, h, s.tx != nil && s.tx.seqs[name] != nil); err == nil {
 			v, err = h.Next(ctx)
 		}
 		if err != nil && unqualified && written != name && storeName == name && errors.Is(err, sequence.ErrNotFound) {
@@ -202,7 +202,7 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			}
 			storeName = name
 			h = s.handle(name)
-			if err = s.here(ctx, h); err == nil {
+			if err = s.here(ctx, h, false); err == nil {
 				v, err = h.Next(ctx)
 			}
 		}

@@ -185,8 +185,10 @@ func (s *Session[A]) others(info sequence.Info) bool {
 // shared by the database's sessions in the process; nextval of the
 // sequence the session checked last costs a comparison. A sequence another
 // process undeclared for this database is seen at this engine's next DDL.
-func (s *Session[A]) here(ctx context.Context, h *seqcache.Handle) error {
-	if s.dbID == "" {
+// held is true for a sequence the open transaction has (created, or
+// attached to, not committed yet).
+func (s *Session[A]) here(ctx context.Context, h *seqcache.Handle, held bool) error {
+	if s.dbID == "" || held {
 		return nil
 	}
 	g := s.eng.ddlGen.Load()
@@ -206,4 +208,24 @@ func (s *Session[A]) here(ctx context.Context, h *seqcache.Handle) error {
 	}
 	s.hereHandle, s.hereGen = h, g
 	return nil
+}
+
+// sharedCounter reports whether CREATE SEQUENCE name in this database, in
+// a transaction, is to attach to a counter the store has for other
+// databases: then spec's counter must be that one's (CounterError).
+func (s *Session[A]) sharedCounter(ctx context.Context, name string, spec sequence.Spec) (bool, error) {
+	if s.dbID == "" {
+		return false, nil
+	}
+	info, err := s.eng.store.Describe(ctx, name)
+	if errors.Is(err, sequence.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.eng.storeErr(err)
+	}
+	if !info.Spec.SameCounter(spec) {
+		return false, sequence.CounterError(name, info.Spec, info.Spec.Members)
+	}
+	return true, nil
 }

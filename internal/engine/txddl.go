@@ -39,6 +39,10 @@ type heldSeq struct {
 	// attached: at COMMIT, the store had the sequence this transaction
 	// created, and this database was attached to its counter.
 	attached bool
+	// attach: the transaction created a sequence other databases have in
+	// the store: it draws from their counter (origin) as they do, and the
+	// database attaches to it at COMMIT (spec holds its view).
+	attach bool
 }
 
 // rename is an ALTER SEQUENCE … RENAME of a store sequence.
@@ -149,7 +153,16 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 				}
 			}
 			h.nextID++
-			h.seqs[name] = &heldSeq{id: h.nextID, local: true, spec: spec, pos: pos}
+			hs := &heldSeq{id: h.nextID, local: true, spec: spec, pos: pos}
+			if attach, err := s.sharedCounter(ctx, name, spec); err != nil {
+				return err
+			} else if attach {
+				// Another database's counter: the transaction draws from
+				// it (values unique across the databases), and attaches
+				// to it at COMMIT.
+				hs.origin, hs.local, hs.attach = name, false, true
+			}
+			h.seqs[name] = hs
 			delete(h.hidden, name)
 		}
 	case rewrite.Alter:
@@ -422,7 +435,7 @@ func (s *Session[A]) revert(to *held) {
 	// Sequences created since go first: their names may be the old names
 	// of renamed ones.
 	for name, hs := range s.tx.seqs {
-		if _, ok := byID[hs.id]; !ok && hs.origin == "" {
+		if _, ok := byID[hs.id]; !ok && (hs.origin == "" || hs.attach) {
 			s.seq.drop(name)
 		}
 	}
@@ -582,7 +595,7 @@ func (s *Session[A]) apply(ctx context.Context, h *held) ([]undoFn, error) {
 	names := slices.Sorted(maps.Keys(h.seqs))
 	for _, name := range names {
 		hs := h.seqs[name]
-		if hs.origin == "" || dropped[hs.origin] || len(hs.alters) == 0 && !hs.moved {
+		if hs.origin == "" || hs.attach || dropped[hs.origin] || len(hs.alters) == 0 && !hs.moved {
 			continue
 		}
 		origin := hs.origin
@@ -660,7 +673,7 @@ func (s *Session[A]) apply(ctx context.Context, h *held) ([]undoFn, error) {
 	}
 	for _, name := range names {
 		hs := h.seqs[name]
-		if hs.origin != "" {
+		if hs.origin != "" && !hs.attach {
 			continue
 		}
 		attached, err := s.declare(ctx, name, hs.spec, hs.pos)
