@@ -212,7 +212,9 @@ func (s *Session[A]) here(ctx context.Context, h *seqcache.Handle, held bool) er
 
 // sharedCounter reports whether CREATE SEQUENCE name in this database, in
 // a transaction, is to attach to a counter the store has for other
-// databases: then spec's counter must be that one's (CounterError).
+// databases: then spec's counter must be that one's (CounterError). A
+// sequence of this database's alone (one the transaction dropped before)
+// is not: the transaction's new one is its own, as in PostgreSQL.
 func (s *Session[A]) sharedCounter(ctx context.Context, name string, spec sequence.Spec) (bool, error) {
 	if s.dbID == "" {
 		return false, nil
@@ -223,6 +225,9 @@ func (s *Session[A]) sharedCounter(ctx context.Context, name string, spec sequen
 	}
 	if err != nil {
 		return false, s.eng.storeErr(err)
+	}
+	if !s.others(info) {
+		return false, nil
 	}
 	if !info.Spec.SameCounter(spec) {
 		return false, sequence.CounterError(name, info.Spec, info.Spec.Members)
