@@ -57,6 +57,15 @@
 //	seqshim.mode            SEQSHIM_MODE            serve (default) or shadow (see Shadow mode)
 //	seqshim.warm            SEQSHIM_WARM            sequences to reserve a first block of at start-up (see Start-up)
 //
+// The databases that share a store share its counters: shards, the
+// databases of several services, a database dropped and created again draw
+// ids from one space, each with a catalog of its own over it (CREATE
+// SEQUENCE in a second database attaches it to the counter; DROP detaches
+// only that database; see sequence.Member). {database} in the store URL
+// ([DatabasePlaceholder]: dynamodb://seqs?prefix={database}/,
+// sqlite:/var/lib/seq/{database}.db) gives each database a store of its
+// own instead, and PostgreSQL's independence.
+//
 // There is no default store: a connector without one fails its first
 // connection with [ErrNoStore] (sql.Open itself never fails for it).
 //

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/seqshim/seqshim/internal/engine"
@@ -135,9 +138,10 @@ type Connector struct {
 	inner driver.Connector
 	opts  Options
 
-	mu     sync.Mutex     // protects eng and closed
-	eng    *engine.Engine // nil until the first Connect
-	closed bool
+	mu      sync.Mutex                // protects engines, eng and closed
+	engines map[string]*engine.Engine // by store URL: "" for the options', or one per database (DatabasePlaceholder)
+	eng     *engine.Engine            // the first of engines, for Cache, Stats and Shadow; nil until the first Connect
+	closed  bool
 }
 
 // NewConnector wraps inner (for example pgx's stdlib.GetConnector) so its
@@ -181,15 +185,39 @@ func (c *Connector) Driver() driver.Driver { return c.drv }
 // Connect opens an inner connection and wraps it. The first call also opens
 // the store (or finds the one this process already has open for the same
 // URL, whichever front end opened it); without a store it fails with
-// [ErrNoStore].
+// [ErrNoStore]. With [DatabasePlaceholder] in the store URL, the store is
+// the one of the connection's database.
 func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
-	eng, err := c.engine(ctx)
-	if err != nil {
-		return nil, err
+	if !strings.Contains(c.opts.StoreURL, DatabasePlaceholder) {
+		eng, err := c.engine(ctx, "")
+		if err != nil {
+			return nil, err
+		}
+		return c.wrap(ctx, eng, nil)
 	}
 	ic, err := c.inner.Connect(ctx)
 	if err != nil {
 		return nil, err
+	}
+	name, err := databaseName(ctx, ic)
+	if err == nil {
+		var eng *engine.Engine
+		if eng, err = c.engine(ctx, expandStoreURL(c.opts.StoreURL, name)); err == nil {
+			return c.wrap(ctx, eng, ic)
+		}
+	}
+	ic.Close()
+	return nil, err
+}
+
+// wrap makes a seqshim connection of eng around ic, an inner connection
+// (nil: one opened here).
+func (c *Connector) wrap(ctx context.Context, eng *engine.Engine, ic driver.Conn) (driver.Conn, error) {
+	if ic == nil {
+		var err error
+		if ic, err = c.inner.Connect(ctx); err != nil {
+			return nil, err
+		}
 	}
 	cn, err := newConn(ctx, c, eng, ic)
 	if err != nil {
@@ -197,6 +225,38 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	return cn, nil
+}
+
+// DatabasePlaceholder in a store URL (seqshim.store, SEQSHIM_STORE,
+// Options.StoreURL) stands for the name of the database a connection is on,
+// percent-encoded: dynamodb://seqs?prefix={database}/ gives each database
+// counters of its own, sqlite:/var/lib/seq/{database}.db a file of its own.
+// It is how databases that must not share an id space (a database per
+// tenant) keep PostgreSQL's independence with one configuration; without
+// it, the databases sharing a store share its counters.
+const DatabasePlaceholder = "{database}"
+
+// expandStoreURL puts the database name in place of DatabasePlaceholder.
+func expandStoreURL(storeURL, database string) string {
+	return strings.ReplaceAll(storeURL, DatabasePlaceholder, url.PathEscape(database))
+}
+
+// databaseName is the name of the database inner is connected to: pgx's
+// configuration, else current_database() through the session.
+func databaseName(ctx context.Context, inner driver.Conn) (string, error) {
+	if pc, ok := inner.(interface{ Conn() *pgx.Conn }); ok {
+		return pc.Conn().Config().Database, nil
+	}
+	if db := innerDB(inner); db != nil {
+		rows, err := db.Query(ctx, "SELECT pg_catalog.current_database()")
+		if err != nil {
+			return "", err
+		}
+		if len(rows) == 1 && len(rows[0]) == 1 && rows[0][0] != "" {
+			return rows[0][0], nil
+		}
+	}
+	return "", fmt.Errorf("seqshim: the store URL has %s, but the database of inner connection %T cannot be told", DatabasePlaceholder, inner)
 }
 
 // Cache returns the cache this Connector's connections draw values from, or
@@ -210,22 +270,34 @@ func (c *Connector) Cache() *seqcache.Cache {
 	return c.eng.Cache()
 }
 
-// engine returns the Connector's engine, opening or sharing its store and
-// cache on the first call.
-func (c *Connector) engine(ctx context.Context) (*engine.Engine, error) {
+// engine returns the Connector's engine for the store URL storeURL ("" for
+// the options' store), opening or sharing its store and cache on the first
+// call.
+func (c *Connector) engine(ctx context.Context, storeURL string) (*engine.Engine, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return nil, errors.New("seqshim: connector closed")
 	}
+	if eng := c.engines[storeURL]; eng != nil {
+		return eng, nil
+	}
+	cfg := c.opts.config()
+	if storeURL != "" {
+		cfg.StoreURL = storeURL
+	}
+	eng, err := engine.Open(ctx, cfg)
+	if err != nil {
+		return nil, err // not remembered: the next connection tries again
+	}
+	if c.engines == nil {
+		c.engines = map[string]*engine.Engine{}
+	}
+	c.engines[storeURL] = eng
 	if c.eng == nil {
-		eng, err := engine.Open(ctx, c.opts.config())
-		if err != nil {
-			return nil, err // not remembered: the next connection tries again
-		}
 		c.eng = eng
 	}
-	return c.eng, nil
+	return eng, nil
 }
 
 // Close releases the Connector's share of its store and cache; the last
@@ -241,10 +313,10 @@ func (c *Connector) Close() error {
 	}
 	c.closed = true
 	var err error
-	if c.eng != nil {
-		err = c.eng.Close()
-		c.eng = nil
+	for _, eng := range c.engines {
+		err = errors.Join(err, eng.Close())
 	}
+	c.engines, c.eng = nil, nil
 	if ic, ok := c.inner.(io.Closer); ok {
 		err = errors.Join(err, ic.Close())
 	}

@@ -58,7 +58,9 @@ type Options struct {
 	// StoreURL is the store to open, one of memory:, sqlite:PATH,
 	// postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P. Every
 	// Connector of the process with the same URL shares one store and one
-	// cache.
+	// cache. The databases sharing a store share its counters (one id
+	// space); [DatabasePlaceholder] in the URL gives each database a store
+	// of its own instead.
 	StoreURL string
 
 	// Driver is the registered name of the inner database/sql driver, used by
