@@ -115,7 +115,7 @@ func runProgram(t *testing.T, tg target, prog program) *result {
 	if tg.native() {
 		res.seqs, res.columns = nativeSequences(t, ctx, db)
 	} else {
-		res.seqs = storeSequences(t, ctx, tg.store)
+		res.seqs = storeSequences(t, ctx, tg.store, databaseID(t, ctx, db))
 	}
 	return res
 }
@@ -324,8 +324,11 @@ func nativeSequences(t *testing.T, ctx context.Context, db *sql.DB) (map[string]
 }
 
 // storeSequences describes every sequence in the store, through the store's
-// own API (what seqctl show reads).
-func storeSequences(t *testing.T, ctx context.Context, storeURL string) map[string]seqState {
+// own API (what seqctl show reads), as the database db (a
+// sequence.DatabaseID) sees it: its view (OWNED BY, column defaults) of
+// each. The run's database must be the one member of each sequence (the
+// store is the run's own).
+func storeSequences(t *testing.T, ctx context.Context, storeURL, db string) map[string]seqState {
 	t.Helper()
 	st, err := storeurl.Open(ctx, storeURL)
 	if err != nil {
@@ -340,16 +343,32 @@ func storeSequences(t *testing.T, ctx context.Context, storeURL string) map[stri
 	}
 	seqs := map[string]seqState{}
 	for _, in := range infos {
+		if len(in.Spec.Members) != 1 || in.Spec.Members[0].DB != db {
+			t.Errorf("store sequence %s has the members %v; want the run's database %s alone", in.Name, in.Spec.Members, db)
+		}
+		view, _ := in.Spec.View(db)
 		var defs []string
-		for _, d := range in.Spec.Defaults {
+		for _, d := range view.Defaults {
 			defs = append(defs, d.String())
 		}
 		sort.Strings(defs)
-		sp := in.Spec
+		sp := view
 		seqs[in.Name] = seqState{Type: sp.Type.String(), Start: sp.Start, Min: sp.Min, Max: sp.Max, Inc: sp.Increment,
 			Cache: sp.Cache, Cycle: sp.Cycle, Last: in.Position.Last, Called: in.Position.Called, Defaults: strings.Join(defs, ", ")}
 	}
 	return seqs
+}
+
+// databaseID is the identity seqshim gives the database db is connected
+// to (sequence.DatabaseID): the store's sequences record it as a member.
+func databaseID(t *testing.T, ctx context.Context, db *sql.DB) string {
+	t.Helper()
+	var system, oid, name string
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT system_identifier::text FROM pg_control_system()),
+			(SELECT oid::text FROM pg_database WHERE datname = current_database()), current_database()`).Scan(&system, &oid, &name); err != nil {
+		t.Fatal(err)
+	}
+	return sequence.DatabaseID(system, oid, name)
 }
 
 // transcript is what an application saw, line by line. Ids are written

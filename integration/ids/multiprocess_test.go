@@ -226,13 +226,17 @@ func multiProcess(t *testing.T, driverName, store string) {
 	if c, ok := st.(io.Closer); ok {
 		defer c.Close()
 	}
+	dbID := databaseID(t, ctx, native)
 	info, err := st.Describe(ctx, "readings_id_seq")
 	if err != nil {
 		t.Errorf("the store's readings_id_seq: %v", err)
 	} else {
+		// The database's view of the sequence: its column default.
+		view, ok := info.Spec.View(dbID)
 		wantDefault := sequence.ColumnDefault{Table: "readings", Column: "id", Kind: sequence.DefaultNextval}
-		if !slices.Contains(info.Spec.Defaults, wantDefault) {
-			t.Errorf("readings_id_seq is the default of %v; want %v among them", info.Spec.Defaults, wantDefault)
+		if !ok || !slices.Contains(view.Defaults, wantDefault) {
+			t.Errorf("readings_id_seq (members %v) is, for database %s (a member: %v), the default of %v; want %v among them",
+				info.Spec.Members, dbID, ok, view.Defaults, wantDefault)
 		}
 		if len(drawn) > 0 && (drawn[0] < info.Spec.Start || !info.Position.Called || last(drawn) > info.Position.Last) {
 			t.Errorf("ids drawn from %d to %d; the store's readings_id_seq handed out %d to %d (called %v)",
