@@ -28,6 +28,14 @@
 // table, natively, with a shared sqlite: store and with a dynamodb:// store
 // on dynalite: no duplicate-key error and every id distinct.
 //
+// TestMultiDatabaseGorm (issue 25, many databases, one id space) runs three
+// databases with three processes each, all sharing one dynamodb:// store:
+// GORM AutoMigrate at the same moment in the three databases (bigserial,
+// IDENTITY and a default on an explicit sequence), then inserts: no
+// statement fails, and each table's ids are unique across the databases,
+// drawn from one store sequence the three databases are members of.
+// Natively, the same run gives the same ids in every database.
+//
 // The tests need PostgreSQL (SEQSHIM_TEST_PG) and, for DynamoDB,
 // dynalite (SEQSHIM_TEST_DYNAMODB); they skip without them unless
 // SEQSHIM_TEST_REQUIRE=1.
