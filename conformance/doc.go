@@ -164,10 +164,16 @@
 // from one dynalite table behind a fault proxy (responses dropped after the store
 // applied them, delays, resets), while a controller SIGKILLs and restarts
 // them; every value handed out is recorded, and the checker requires 0
-// duplicates and 0 values going backwards within a process. TestOutage stops
+// duplicates and 0 values going backwards within a process.
+// TestTortureDatabases (issue 25) has child processes insert rows, ids left
+// to a bigserial default, into three databases sharing one store, under
+// SIGKILLs, while the first database is dropped WITH (FORCE), created again
+// and migrated again through seqshim; the children record every id INSERT …
+// RETURNING gave them, and the ids of the three tables and of the dropped
+// incarnation must show no duplicate. TestOutage stops
 // the store for longer than the buffer and checks that values keep coming
 // from the cache, then fail with seqcache.ErrUnavailable within
-// seqshim.max_wait, then come back without a restart. Both append their
+// seqshim.max_wait, then come back without a restart. All three append their
 // summary lines to $SEQSHIM_TEST_TMP/summary.txt, which scripts/test prints.
 //
 // # Caveats

@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"errors"
@@ -11,13 +12,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	_ "github.com/seqshim/seqshim/driver" // driver "seqshim"
+	"github.com/seqshim/seqshim/internal/storeurl"
 	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/internal/testkit/torture"
 	"github.com/seqshim/seqshim/seqcache"
@@ -609,4 +614,663 @@ func tortureTail(s string, n int) string {
 		return "…" + s[len(s)-n:]
 	}
 	return s
+}
+
+// The knob of TestTortureDatabases, and what it tells a child process
+// (TestTortureDatabasesChild).
+const (
+	envTortureDBDuration = "SEQSHIM_TORTURE_DATABASES_DURATION" // how long rows are inserted (default 24s; 16s with -short)
+
+	envDBChildRecord     = "SEQSHIM_TORTURE_DB_CHILD_RECORD" // record file; set only in a child
+	envDBChildDSNs       = "SEQSHIM_TORTURE_DB_CHILD_DSNS"   // the databases' DSNs, one a line
+	envDBChildGoroutines = "SEQSHIM_TORTURE_DB_CHILD_GOROUTINES"
+	envDBChildPace       = "SEQSHIM_TORTURE_DB_CHILD_PACE"
+	envDBChildLifetime   = "SEQSHIM_TORTURE_DB_CHILD_LIFETIME"
+)
+
+// tortureDBs is the number of databases of TestTortureDatabases; the first
+// one is dropped and created again.
+const tortureDBs = 3
+
+// tortureDBMigration is the schema of every database of
+// TestTortureDatabases, run through seqshim: items.id draws from the
+// store's items_id_seq, shared by the databases. gen is the incarnation of
+// the database a row went into ('g1', then 'g2' for the one created again),
+// returned by every INSERT so that the children know where each id went.
+const tortureDBMigration = "CREATE TABLE items (id bigserial PRIMARY KEY, gen text NOT NULL DEFAULT '%s', proc text NOT NULL)"
+
+// TestTortureDatabases (issue 25, many databases, one id space): child
+// processes insert rows into the same table of three databases through
+// seqshim and one store (dynalite; a sqlite: file without it), the ids
+// left to the default (items_id_seq, one counter the three databases
+// share), while a controller SIGKILLs and restarts processes (now and then
+// stops one cleanly) and, a quarter of the way through, drops the first
+// database WITH (FORCE), creates it again under the same name and runs the
+// migration on it again through seqshim: a new member of the store's
+// sequence, whose counter must go on past every value handed out. The
+// children see the drop as errors on that database (connections
+// terminated, database missing, table missing, and NOT NULL on id while a
+// process still uses the column defaults it read before the migration, for
+// at most the engine's defaults TTL) and keep trying; on the other two
+// databases no statement may fail.
+//
+// Every child records each id an INSERT … RETURNING gave it, with the
+// database and incarnation it went into: the rows of the dropped
+// incarnation go with it, not their ids. At the end, the ids of the
+// three tables and every id recorded must show no id twice (in two
+// databases, two incarnations, or recorded twice), none going backwards
+// within a process and none beyond what the store issued; every row
+// recorded in a live database must be in its table, and both incarnations
+// of the first database must have had rows.
+func TestTortureDatabases(t *testing.T) {
+	pg := testenv.PG(t)
+	duration := tortureEnvDuration(t, envTortureDBDuration, 24*time.Second)
+	if testing.Short() && os.Getenv(envTortureDBDuration) == "" {
+		duration = 16 * time.Second
+	}
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv(envTortureSeed); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("%s: %v", envTortureSeed, err)
+		}
+	}
+	procs := tortureEnvInt(t, envTortureProcs, 6)
+	goroutines := tortureEnvInt(t, envTortureGoroutines, 3)
+	pace := tortureEnvDuration(t, envTorturePace, 10*time.Millisecond)
+	t.Logf("%d processes × %d goroutines for %v, seed %d (%s=%d repeats the schedule)", procs, goroutines, duration, seed, envTortureSeed, seed)
+	rng := rand.New(rand.NewPCG(seed, 2))
+
+	// The store: dynalite, or a sqlite: file when there is none (unless
+	// components are required: then its absence fails the test).
+	var storeURL, storeKind string
+	env := slices.Clip(os.Environ())
+	if os.Getenv(testenv.EnvDynamoDB) != "" || testenv.Required() {
+		testenv.DynamoDB(t)
+		storeURL, storeKind = testenv.NewDynamoTable(t).URL(""), "dynamodb"
+		env = append(env, "AWS_ACCESS_KEY_ID=seqshim", "AWS_SECRET_ACCESS_KEY=seqshim", "AWS_EC2_METADATA_DISABLED=true")
+		testenv.DynamoDBEnv(t) // for this process's own store handles
+	} else {
+		storeURL, storeKind = "sqlite:"+filepath.Join(t.TempDir(), "seq.db"), "sqlite"
+		t.Logf("no dynalite (%s unset): the store is a sqlite: file", testenv.EnvDynamoDB)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), duration+5*time.Minute)
+	defer cancel()
+	admin, err := sql.Open("pgx", pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() }) // after the databases' cleanups, which use it
+	names := make([]string, tortureDBs)
+	dsns := make([]string, tortureDBs)
+	unique := "torture_db_" + randHex(4)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s_%d", unique, i)
+		if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+names[i]+" STRATEGY FILE_COPY"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+names[i]+" WITH (FORCE)"); err != nil {
+				t.Errorf("drop database: %v", err)
+			}
+		})
+		u, err := url.Parse(pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Path = "/" + names[i]
+		// Small blocks and a short buffer: many reservations, interleaved
+		// across the processes and the databases.
+		dsns[i] = withParams(t, withStore(t, u.String(), storeURL), "seqshim.buffer=200ms&seqshim.max_block=200")
+	}
+	// migrate runs the schema on database i through seqshim.
+	migrate := func(i int, gen string) error {
+		db, err := sql.Open("seqshim", dsns[i])
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		_, err = db.ExecContext(ctx, fmt.Sprintf(tortureDBMigration, gen))
+		return err
+	}
+	// The three at once: one creates items_id_seq, the others attach.
+	migrated := make(chan error, tortureDBs)
+	for i := range tortureDBs {
+		go func() { migrated <- migrate(i, "g1") }()
+	}
+	for range tortureDBs {
+		if err := <-migrated; err != nil {
+			t.Fatalf("migration: %v", err)
+		}
+	}
+	oldID := tortureDatabaseID(t, ctx, admin, names[0])
+
+	dir := t.TempDir()
+	env = append(env,
+		envDBChildDSNs+"="+strings.Join(dsns, "\n"),
+		envDBChildGoroutines+"="+strconv.Itoa(goroutines), envDBChildPace+"="+pace.String(),
+		envDBChildLifetime+"="+(duration+2*time.Minute).String())
+	type child struct {
+		cmd   *exec.Cmd
+		stdin io.WriteCloser
+		log   string
+	}
+	incarnation := 0
+	start := func(slot int) *child {
+		incarnation++
+		name := fmt.Sprintf("p%d-%03d", slot, incarnation)
+		logPath := filepath.Join(dir, name+".log")
+		logf, err := os.Create(logPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer logf.Close()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestTortureDatabasesChild$", "-test.count=1")
+		cmd.Env = append(slices.Clip(env), envDBChildRecord+"="+filepath.Join(dir, name+".rec"))
+		cmd.Stdout, cmd.Stderr = logf, logf
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return &child{cmd: cmd, stdin: stdin, log: logPath}
+	}
+	// stop closes the child's stdin (it stops, flushes its record and
+	// closes its databases) and waits for it.
+	stop := func(c *child) {
+		c.stdin.Close()
+		done := make(chan error, 1)
+		go func() { done <- c.cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				log, _ := os.ReadFile(c.log)
+				t.Errorf("child %s stopped with %v:\n%s", filepath.Base(c.log), err, tortureTail(string(log), 3000))
+			}
+		case <-time.After(60 * time.Second):
+			c.cmd.Process.Kill()
+			<-done
+			t.Errorf("child %s did not stop within 60s of being told to", filepath.Base(c.log))
+		}
+	}
+	children := make([]*child, procs)
+	for i := range children {
+		children[i] = start(i)
+	}
+	defer func() { // on a t.Fatal: leave no process behind
+		for _, c := range children {
+			if c != nil && c.cmd.ProcessState == nil {
+				c.cmd.Process.Kill()
+				c.cmd.Wait()
+			}
+		}
+	}()
+
+	// The schedule: a kill (or a clean stop) every 0.5 to 2 s; the first
+	// database dropped and created again a quarter of the way through.
+	kills, graceful := 0, 0
+	var dropped, recreated time.Time
+	begin := time.Now()
+	deadline := begin.Add(duration)
+	for {
+		pause := 500*time.Millisecond + time.Duration(rng.Int64N(int64(1500*time.Millisecond)))
+		if dropped.IsZero() {
+			pause = min(pause, max(0, time.Until(begin.Add(duration/4))))
+		}
+		if time.Until(deadline) < pause {
+			break
+		}
+		time.Sleep(pause)
+		if dropped.IsZero() && time.Since(begin) >= duration/4 {
+			dropped = time.Now()
+			if _, err := admin.ExecContext(ctx, "DROP DATABASE "+names[0]+" WITH (FORCE)"); err != nil {
+				t.Fatalf("drop database: %v", err)
+			}
+			if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+names[0]+" STRATEGY FILE_COPY"); err != nil {
+				t.Fatalf("create database again: %v", err)
+			}
+			if err := migrate(0, "g2"); err != nil {
+				t.Fatalf("migration of the database created again: %v", err)
+			}
+			recreated = time.Now()
+			t.Logf("database %s dropped %v into the run, created again and migrated in %v",
+				names[0], dropped.Sub(begin).Round(time.Millisecond), recreated.Sub(dropped).Round(time.Millisecond))
+			continue
+		}
+		slot := rng.IntN(procs)
+		if rng.Float64() < 0.85 {
+			children[slot].cmd.Process.Kill() // SIGKILL: no flush, no release
+			children[slot].cmd.Wait()
+			kills++
+		} else {
+			stop(children[slot])
+			graceful++
+		}
+		children[slot] = start(slot)
+	}
+	if dropped.IsZero() {
+		t.Fatalf("the run (%v) ended before the drop", duration)
+	}
+	time.Sleep(time.Until(deadline))
+	for _, c := range children {
+		c.stdin.Close() // all at once: they stop in parallel
+	}
+	for _, c := range children {
+		stop(c)
+	}
+	newID := tortureDatabaseID(t, ctx, admin, names[0])
+
+	// What the store issued, and which databases have the sequence: the
+	// three, and the dropped incarnation of the first (a DROP DATABASE
+	// never reaches seqshim: it stays a member, harmlessly).
+	st, err := storeurl.Open(ctx, storeURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := st.(io.Closer); ok {
+		defer c.Close()
+	}
+	info, err := st.Describe(ctx, "items_id_seq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := info.Position.Last
+	if !info.Position.Called {
+		last--
+	}
+	wantMembers := []string{oldID, newID}
+	for _, name := range names[1:] {
+		wantMembers = append(wantMembers, tortureDatabaseID(t, ctx, admin, name))
+	}
+	slices.Sort(wantMembers)
+	var members []string
+	for _, m := range info.Spec.Members {
+		members = append(members, m.DB)
+	}
+	if !slices.Equal(members, wantMembers) {
+		t.Errorf("items_id_seq has the members %v, want %v (the three databases and the dropped incarnation)", members, wantMembers)
+	}
+	if l, err := st.List(ctx); err != nil || len(l) != 1 {
+		t.Errorf("the store has %d sequences (%v), want items_id_seq alone", len(l), err)
+	}
+
+	// What the children recorded.
+	files, err := filepath.Glob(filepath.Join(dir, "*.rec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []torture.Record
+	recorded := map[int64][]string{} // id → where each record of it says it went ("db/gen")
+	errCodes := map[string]int{}     // errors on the first database after the drop, by SQLSTATE
+	errExample := map[string]string{}
+	unexpected := 0
+	hit, recovered := 0, 0 // processes that saw errors on the first database; of them, those that inserted into it again
+	for _, f := range files {
+		rows, errs, err := readTortureDBRecord(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := torture.Record{Name: filepath.Base(f)}
+		for _, r := range rows {
+			rec.Values = append(rec.Values, r.Drawn)
+			recorded[r.Value] = append(recorded[r.Value], fmt.Sprintf("%d/%s", r.db, r.gen))
+		}
+		var lastErr, lastRow time.Duration = -1, -1 // on the first database, since the process began
+		for _, r := range rows {
+			if r.db == 0 {
+				lastRow = time.Duration(r.End)
+			}
+		}
+		for _, e := range errs {
+			if e.db == 0 {
+				lastErr = e.since
+			}
+		}
+		if lastErr >= 0 {
+			hit++
+			if lastRow > lastErr {
+				recovered++
+			}
+		}
+		for _, e := range errs {
+			rec.Errors = append(rec.Errors, e.msg)
+			code := tortureSQLState(e.msg)
+			if code == "23505" || e.db != 0 || e.at.Before(dropped) {
+				unexpected++
+				if unexpected <= 10 {
+					t.Errorf("%s: error on database %d %v after the start (the drop was at %v): %s",
+						rec.Name, e.db, e.at.Sub(begin).Round(time.Millisecond), dropped.Sub(begin).Round(time.Millisecond), e.msg)
+				}
+				continue
+			}
+			errCodes[code]++
+			if _, ok := errExample[code]; !ok {
+				errExample[code] = e.msg
+			}
+		}
+		recs = append(recs, rec)
+	}
+	rep := torture.Check(recs, sequence.DefaultSpec().Start, last)
+
+	// What the tables hold, and every id in one place: an id recorded or
+	// held in two places (databases or incarnations) is a duplicate.
+	where := map[int64]string{}
+	dups := 0
+	var examples []string
+	place := func(id int64, p, what string) {
+		if q, ok := where[id]; ok && q != p {
+			dups++
+			if len(examples) < 10 {
+				examples = append(examples, fmt.Sprintf("id %d in %s and %s (%s)", id, q, p, what))
+			}
+			return
+		}
+		where[id] = p
+	}
+	for id, ps := range recorded {
+		for _, p := range ps {
+			place(id, p, "recorded")
+		}
+	}
+	inTables, lostRows, newRows := 0, 0, 0
+	inTable := map[string]bool{} // "db/gen/id"
+	for i, name := range names {
+		u, err := url.Parse(pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Path = "/" + name
+		db, err := sql.Open("pgx", u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := db.QueryContext(ctx, "SELECT id, gen FROM items")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id int64
+			var gen string
+			if err := rows.Scan(&id, &gen); err != nil {
+				t.Fatal(err)
+			}
+			p := fmt.Sprintf("%d/%s", i, gen)
+			place(id, p, "in the tables")
+			inTable[fmt.Sprintf("%s/%d", p, id)] = true
+			inTables++
+			if i == 0 {
+				newRows++
+			}
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+	}
+	missing := 0
+	for id, ps := range recorded {
+		for _, p := range ps {
+			if p == "0/g1" {
+				lostRows++ // went with the dropped incarnation
+				continue
+			}
+			if !inTable[fmt.Sprintf("%s/%d", p, id)] {
+				if missing++; missing <= 10 {
+					t.Errorf("id %d: an INSERT into %s returned it, the table does not have it", id, p)
+				}
+			}
+		}
+	}
+
+	var codes []string
+	for c, n := range errCodes {
+		codes = append(codes, fmt.Sprintf("%s×%d", c, n))
+		t.Logf("errors %s on the dropped database, e.g. %s", c, errExample[c])
+	}
+	slices.Sort(codes)
+	line := fmt.Sprintf("torture-databases: %d processes, %d rows on %d databases (one dropped and created again: %d rows recorded in the dropped incarnation, %d in the new one), %d duplicates, %d backwards, %d out of range, %d ids recorded, %d rows recorded missing, %d kills, %d clean restarts; errors on the dropped database: %s (%d processes saw them, %d of them inserted into it again afterwards); %d unexpected errors; store %s, %d reservations",
+		rep.Incarnations, inTables, tortureDBs, lostRows, newRows, rep.Duplicates+dups, rep.Backwards, rep.OutOfRange, rep.Values, missing,
+		kills, graceful, strings.Join(codes, " "), hit, recovered, unexpected, storeKind, info.Reservations)
+	tortureSummary(t, line)
+	if !rep.OK() || dups > 0 {
+		t.Errorf("ids handed out twice, backwards or out of range: %q %q", rep.Examples, examples)
+	}
+	if lostRows == 0 || newRows == 0 {
+		t.Errorf("the first database had %d rows recorded before the drop and %d after: the run tested nothing", lostRows, newRows)
+	}
+	if kills == 0 {
+		t.Errorf("no process was killed: raise %s", envTortureDBDuration)
+	}
+	logs, err := filepath.Glob(filepath.Join(dir, "*.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := string(b); strings.Contains(s, "DATA RACE") || strings.Contains(s, "panic:") {
+			t.Errorf("child %s:\n%s", filepath.Base(l), tortureTail(s, 5000))
+		}
+	}
+}
+
+// tortureDatabaseID is the identity seqshim gives database name
+// (sequence.DatabaseID).
+func tortureDatabaseID(t *testing.T, ctx context.Context, admin *sql.DB, name string) string {
+	t.Helper()
+	var system, oid string
+	if err := admin.QueryRowContext(ctx, `SELECT (SELECT system_identifier::text FROM pg_control_system()),
+		(SELECT oid::text FROM pg_database WHERE datname = $1)`, name).Scan(&system, &oid); err != nil {
+		t.Fatal(err)
+	}
+	return sequence.DatabaseID(system, oid, name)
+}
+
+var sqlState = regexp.MustCompile(`\(SQLSTATE ([0-9A-Z]{5})\)`)
+
+// tortureSQLState is the SQLSTATE in an error's text, or "connection" for an
+// error without one (the connection went away).
+func tortureSQLState(msg string) string {
+	if m := sqlState.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	return "connection"
+}
+
+// A TestTortureDatabasesChild record file has one line per outcome:
+//
+//	v DB GEN GOROUTINE START END ID   an INSERT into database DB (incarnation GEN) returned ID;
+//	                                  START, END: ns since the process began
+//	e DB GOROUTINE UNIXNANO SINCE MESSAGE   an INSERT into database DB failed at wall time UNIXNANO,
+//	                                        SINCE ns after the process began
+//
+// A process killed mid-write leaves a last line without '\n': ignored.
+type tortureDBRow struct {
+	torture.Drawn
+	db  int
+	gen string
+}
+
+type tortureDBError struct {
+	db    int
+	at    time.Time
+	since time.Duration
+	msg   string
+}
+
+func readTortureDBRecord(path string) (rows []tortureDBRow, errs []tortureDBError, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if i := strings.LastIndexByte(string(data), '\n'); i+1 < len(data) {
+		data = data[:i+1]
+	}
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimSuffix(line, "\n")
+		bad := fmt.Errorf("%s: malformed line %q", path, line)
+		switch {
+		case strings.HasPrefix(line, "v "):
+			f := strings.Fields(line)
+			if len(f) != 7 {
+				return nil, nil, bad
+			}
+			var r tortureDBRow
+			var g int64
+			var es [5]error
+			r.db, es[0] = strconv.Atoi(f[1])
+			r.gen = f[2]
+			g, es[1] = strconv.ParseInt(f[3], 10, 32)
+			r.Start, es[2] = strconv.ParseInt(f[4], 10, 64)
+			r.End, es[3] = strconv.ParseInt(f[5], 10, 64)
+			r.Value, es[4] = strconv.ParseInt(f[6], 10, 64)
+			if e := errors.Join(es[:]...); e != nil {
+				return nil, nil, fmt.Errorf("%w: %w", bad, e)
+			}
+			r.G = int(g)
+			rows = append(rows, r)
+		case strings.HasPrefix(line, "e "):
+			f := strings.SplitN(line, " ", 6)
+			if len(f) != 6 {
+				return nil, nil, bad
+			}
+			var e tortureDBError
+			var ns, since int64
+			var es [3]error
+			e.db, es[0] = strconv.Atoi(f[1])
+			ns, es[1] = strconv.ParseInt(f[3], 10, 64)
+			since, es[2] = strconv.ParseInt(f[4], 10, 64)
+			if err := errors.Join(es[:]...); err != nil {
+				return nil, nil, fmt.Errorf("%w: %w", bad, err)
+			}
+			e.at, e.since, e.msg = time.Unix(0, ns), time.Duration(since), f[5]
+			errs = append(errs, e)
+		default:
+			return nil, nil, bad
+		}
+	}
+	return rows, errs, nil
+}
+
+// TestTortureDatabasesChild is one process of TestTortureDatabases, which
+// starts it by running the test binary again; on its own it skips. Each
+// goroutine inserts rows into a database chosen at random, through seqshim,
+// and records what each INSERT gave it, until stdin closes.
+func TestTortureDatabasesChild(t *testing.T) {
+	path := os.Getenv(envDBChildRecord)
+	if path == "" {
+		t.Skip("helper process of TestTortureDatabases")
+	}
+	goroutines, err := strconv.Atoi(os.Getenv(envDBChildGoroutines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pace, err := time.ParseDuration(os.Getenv(envDBChildPace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lifetime, err := time.ParseDuration(os.Getenv(envDBChildLifetime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lifetime)
+	defer cancel()
+	go func() { // stdin closed: the controller says stop (or died)
+		io.Copy(io.Discard, os.Stdin)
+		cancel()
+	}()
+	var dbs []*sql.DB
+	for dsn := range strings.SplitSeq(os.Getenv(envDBChildDSNs), "\n") {
+		db, err := sql.Open("seqshim", dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.SetMaxOpenConns(4)
+		db.SetMaxIdleConns(4)
+		dbs = append(dbs, db)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Now()
+	var mu sync.Mutex // guards w
+	w := bufio.NewWriterSize(f, 64<<10)
+	flushed := make(chan struct{})
+	go func() { // flush often: a SIGKILL loses at most the last 10ms
+		defer close(flushed)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				mu.Lock()
+				w.Flush()
+				mu.Unlock()
+			}
+		}
+	}()
+	proc := filepath.Base(path)
+	var wg sync.WaitGroup
+	var rowsN, errsN atomic.Int64
+	for g := range goroutines {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := rand.IntN(len(dbs))
+				start := time.Since(base)
+				var id int64
+				var gen string
+				callCtx, callCancel := context.WithTimeout(ctx, 10*time.Second)
+				err := dbs[i].QueryRowContext(callCtx, "INSERT INTO items (proc) VALUES ($1) RETURNING id, gen", proc).Scan(&id, &gen)
+				callCancel()
+				end := time.Since(base)
+				pause := time.Duration(rand.Int64N(int64(2*pace) + 1))
+				if err != nil {
+					if ctx.Err() != nil {
+						return // stopping
+					}
+					mu.Lock()
+					fmt.Fprintf(w, "e %d %d %d %d %s\n", i, g, time.Now().UnixNano(), end, strings.ReplaceAll(err.Error(), "\n", " "))
+					mu.Unlock()
+					errsN.Add(1)
+					pause = 20 * time.Millisecond
+				} else {
+					mu.Lock()
+					fmt.Fprintf(w, "v %d %s %d %d %d %d\n", i, gen, g, start, end, id)
+					mu.Unlock()
+					rowsN.Add(1)
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(pause):
+				}
+			}
+		})
+	}
+	wg.Wait()
+	<-flushed
+	mu.Lock()
+	err = w.Flush()
+	mu.Unlock()
+	if err != nil {
+		t.Error(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Error(err)
+	}
+	for _, db := range dbs {
+		if err := db.Close(); err != nil {
+			t.Logf("close: %v", err)
+		}
+	}
+	t.Logf("%d rows, %d errors", rowsN.Load(), errsN.Load())
 }
