@@ -97,7 +97,7 @@ func (a *app) cmdAlter(ctx context.Context, args []string) error {
 		return a.storeErr(err, name)
 	}
 	if a.output == "json" {
-		return writeJSON(a.stdout, toJSON(info))
+		return writeJSON(a.stdout, toJSON(info, nil))
 	}
 	_, err = fmt.Fprintf(a.stdout, "altered %s: %s; next value %s%s%s%s\n", name, info.Spec, fmtNext(info),
 		fmtDefaultsSuffix(info.Spec.Defaults, !edit.empty()), fmtDailyLimitSuffix(info.Spec, c.DailyLimit != nil),
