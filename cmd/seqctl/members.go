@@ -25,7 +25,7 @@ A member is a database's identity SYSTEM_IDENTIFIER/OID/NAME: its cluster's
 system identifier, its OID and its name. A database that is dropped (or
 renamed) leaves a stale member, which nothing removes automatically. 'seqctl
 show' and 'seqctl list' print the members, and mark the stale ones of the
-clusters named by --check-db.
+clusters named by --check-db; 'seqctl members prune' detaches them.
 
 commands:
 `
@@ -33,6 +33,7 @@ commands:
 // memberCommands are the subcommands of members, in the order the help
 // lists them.
 var memberCommands = []command{
+	{"prune", "detach the members whose database is gone, of every counter or of the NAMEs given", (*app).cmdMembersPrune},
 	{"detach", "detach one database from a counter, on request", (*app).cmdMembersDetach},
 }
 

@@ -32,9 +32,10 @@ func TestMembersCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"members"}, "no members command given (commands: detach)"},
+		{[]string{"members"}, "no members command given (commands: prune, detach)"},
 		{[]string{"members", "frob"}, `unknown members command "frob"`},
-		{[]string{"members", "detach", "--bogus"}, "run 'seqctl members detach --help'"},
+		{[]string{"members", "prune", "--bogus"}, "run 'seqctl members prune --help'"},
+		{[]string{"members", "prune"}, "no cluster to check: pass --check-db"},
 		{[]string{"members", "detach", "s"}, "want a counter name and a database"},
 	} {
 		r := ts.fails(exitUsage, tt.args...)

@@ -88,7 +88,7 @@ var commands = []command{
 	{"fence", "bound the native PostgreSQL sequences below the store's range", (*app).cmdFence},
 	{"watch", "live view of rates, burn per day and time to exhaustion", (*app).cmdWatch},
 	{"check", "check runway, burn per day and staleness against thresholds (exit 6 if any fails)", (*app).cmdCheck},
-	{"members", "the databases sharing a counter: detach one (members detach)", (*app).cmdMembers},
+	{"members", "the databases sharing a counter: prune those gone, detach one (members prune, members detach)", (*app).cmdMembers},
 	{"policy", "print the least-privilege IAM policy for a DynamoDB store", (*app).cmdPolicy},
 	{"version", "print seqctl's version and the VCS revision it was built from", (*app).cmdVersion},
 }
