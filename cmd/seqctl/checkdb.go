@@ -16,10 +16,13 @@ import (
 )
 
 // Stale members. A member of a counter (sequence.Member) is stale when its
-// database no longer exists: dropped, or renamed (a member is a database's
-// OID and name, see sequence.DatabaseID). The store cannot know; only the
-// PostgreSQL clusters can, so show, list and members prune ask the clusters
-// named by --check-db, and leave the members of other clusters unknown.
+// database no longer exists. The store cannot know; only the PostgreSQL
+// clusters can, so show, list and members prune ask the clusters named by
+// --check-db, and leave the members of other clusters unknown. A member is
+// a database's OID and name (sequence.DatabaseID): a database renamed has
+// another identity, and no longer sees the sequences it declared, but it
+// exists, and so does its data drawn from the counter: it is not stale,
+// and prune leaves it alone.
 
 // clusterQuery reads what a cluster says of its databases, in one round
 // trip: its system identifier, as the driver reads it for
@@ -55,8 +58,8 @@ func registerCheckDB(fs *flag.FlagSet, f *checkDBFlag) {
 }
 
 // clusters is what the clusters of --check-db say: by system identifier,
-// the databases each has, as "OID/NAME". A nil clusters checked nothing.
-type clusters map[string]map[string]bool
+// the databases each has, name by OID. A nil clusters checked nothing.
+type clusters map[string]map[string]string
 
 // readClusters connects to each URL and reads its cluster's databases.
 func readClusters(ctx context.Context, urls []string) (clusters, error) {
@@ -93,9 +96,9 @@ func (cl clusters) read(ctx context.Context, u string) error {
 			return clusterErr(u, err)
 		}
 		if cl[sysID] == nil {
-			cl[sysID] = map[string]bool{}
+			cl[sysID] = map[string]string{}
 		}
-		cl[sysID][oid+"/"+name] = true
+		cl[sysID][oid] = name
 	}
 	if err := rows.Err(); err != nil {
 		return clusterErr(u, err)
@@ -117,26 +120,33 @@ type memberState int
 const (
 	unknown memberState = iota // its cluster was not checked (or db is not a PostgreSQL identity)
 	live                       // its cluster has a database of its OID and name
-	stale                      // its cluster has none: the database is gone
+	stale                      // its cluster has no database of its OID: the database is gone
+	renamed                    // its cluster has its OID under another name
 )
 
-// state tells whether the database db (a sequence.DatabaseID) exists.
-func (cl clusters) state(db string) memberState {
+// state tells whether the database db (a sequence.DatabaseID) exists, and
+// for one renamed, its name now.
+func (cl clusters) state(db string) (memberState, string) {
 	sysID, oid, name, ok := sequence.ParseDatabaseID(db)
 	if !ok {
-		return unknown
+		return unknown, ""
 	}
 	dbs, checked := cl[sysID]
-	switch {
-	case !checked:
-		return unknown
-	case dbs[oid+"/"+name]:
-		return live
+	if !checked {
+		return unknown, ""
 	}
-	return stale
+	now, exists := dbs[oid]
+	switch {
+	case !exists:
+		return stale, ""
+	case now != name:
+		return renamed, now
+	}
+	return live, ""
 }
 
-// staleJSON is the state as -o json prints it: true, false or null.
+// staleJSON is a state as -o json prints it: true, false, or null when
+// not checked.
 func (s memberState) staleJSON() *bool {
 	if s == unknown {
 		return nil

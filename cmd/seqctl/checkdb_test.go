@@ -50,13 +50,15 @@ func pgDatabase(t *testing.T, conn *pgx.Conn) (name, id string) {
 }
 
 // TestReadClusters reads the test cluster: its databases are live, one
-// dropped is stale, and a database of another cluster, or an identity not
-// of PostgreSQL's form, is unknown.
+// dropped is stale, one renamed is renamed, and a database of another
+// cluster, or an identity not of PostgreSQL's form, is unknown.
 func TestReadClusters(t *testing.T) {
 	conn, pgURL := pgConn(t)
 	live1, liveID := pgDatabase(t, conn)
 	gone, goneID := pgDatabase(t, conn)
-	pgExec(t, conn, "DROP DATABASE "+gone)
+	old, oldID := pgDatabase(t, conn)
+	pgExec(t, conn, "DROP DATABASE "+gone, "ALTER DATABASE "+old+" RENAME TO "+old+"_new")
+	t.Cleanup(func() { pgExec(t, conn, "DROP DATABASE IF EXISTS "+old+"_new") })
 	sysID, oid, _, _ := sequence.ParseDatabaseID(liveID)
 
 	// The same cluster twice is the same cluster.
@@ -68,21 +70,23 @@ func TestReadClusters(t *testing.T) {
 		t.Fatalf("clusters %v, want the one cluster %s", cl.ids(), sysID)
 	}
 	for _, tt := range []struct {
-		db   string
-		want memberState
+		db      string
+		want    memberState
+		wantNow string
 	}{
-		{liveID, live},
-		{goneID, stale},
-		{sequence.DatabaseID(sysID, oid, live1+"_renamed"), stale}, // another name: not the database recorded
-		{sequence.DatabaseID(sysID, "1", live1), stale},            // another OID
-		{sequence.DatabaseID("42", oid, live1), unknown},           // a cluster not checked
-		{"mysql-orders", unknown},
+		{liveID, live, ""},
+		{goneID, stale, ""},
+		{oldID, renamed, old + "_new"},
+		{sequence.DatabaseID(sysID, "2", live1), stale, ""},               // no database of that OID
+		{sequence.DatabaseID(sysID, oid, live1+"_other"), renamed, live1}, // its OID, another name
+		{sequence.DatabaseID("42", oid, live1), unknown, ""},              // a cluster not checked
+		{"mysql-orders", unknown, ""},
 	} {
-		if got := cl.state(tt.db); got != tt.want {
-			t.Errorf("state(%s) = %d, want %d", tt.db, got, tt.want)
+		if got, now := cl.state(tt.db); got != tt.want || now != tt.wantNow {
+			t.Errorf("state(%s) = %d, %q; want %d, %q", tt.db, got, now, tt.want, tt.wantNow)
 		}
 	}
-	if got := clusters(nil).state(liveID); got != unknown {
+	if got, _ := clusters(nil).state(liveID); got != unknown {
 		t.Errorf("nothing checked: state = %d, want unknown", got)
 	}
 }

@@ -14,7 +14,10 @@ Detaches the stale members of counters: the databases that declared a
 counter and no longer exist (dropped, or renamed), as the PostgreSQL clusters
 named by --check-db say (a URL of any database of the cluster, one per
 cluster; at least one). Members of clusters not given are never touched, nor
-is a counter without members (every database's). Each detach is the store's
+is a counter without members (every database's), nor a member whose
+database was renamed (its OID exists under another name): that database no
+longer sees the counter under its new name, but its data drew from it, so
+its membership is for the operator to decide ('seqctl members detach'). Each detach is the store's
 own, atomic against databases attaching or detaching at the same time, as
 DROP SEQUENCE in that database would have done it.
 
@@ -98,29 +101,37 @@ func (a *app) prune(ctx context.Context, o pruneOpts) error {
 	if err != nil {
 		return a.storeErr(err, strings.Join(o.names, " "))
 	}
-	plan, unchecked := planPrune(infos, cl, o.dropLast)
+	plan, left := planPrune(infos, cl, o.dropLast)
 	if !o.dryRun {
 		for i := range plan {
 			a.detachStale(ctx, st, &plan[i])
 		}
 	}
-	if err := a.printPrune(plan, len(infos), unchecked, cl, o.dryRun); err != nil {
+	if err := a.printPrune(plan, len(infos), left, cl, o.dryRun); err != nil {
 		return err
 	}
 	return pruneResult(plan)
 }
 
-// planPrune lists the stale members of infos, what to do with each, and
-// counts the members whose cluster was not checked.
-func planPrune(infos []sequence.Info, cl clusters, dropLast bool) (plan []pruneItem, unchecked int) {
+// pruneCounts are the members prune leaves alone.
+type pruneCounts struct {
+	unchecked int // of clusters not checked
+	renamed   int // of databases renamed since
+}
+
+// planPrune lists the stale members of infos and what to do with each, and
+// counts the members it cannot judge.
+func planPrune(infos []sequence.Info, cl clusters, dropLast bool) (plan []pruneItem, n pruneCounts) {
 	for _, info := range infos {
 		var gone []string
 		for _, m := range info.Spec.Members {
-			switch cl.state(m.DB) {
+			switch st, _ := cl.state(m.DB); st {
 			case stale:
 				gone = append(gone, m.DB)
 			case unknown:
-				unchecked++
+				n.unchecked++
+			case renamed:
+				n.renamed++
 			}
 		}
 		allGone := len(gone) > 0 && len(gone) == len(info.Spec.Members)
@@ -135,7 +146,7 @@ func planPrune(infos []sequence.Info, cl clusters, dropLast bool) (plan []pruneI
 			plan = append(plan, it)
 		}
 	}
-	return plan, unchecked
+	return plan, n
 }
 
 // detachStale detaches the member of it and says what happened. The
@@ -163,7 +174,7 @@ func (a *app) detachStale(ctx context.Context, st sequence.Store, it *pruneItem)
 	}
 }
 
-func (a *app) printPrune(plan []pruneItem, counters, unchecked int, cl clusters, dryRun bool) error {
+func (a *app) printPrune(plan []pruneItem, counters int, left pruneCounts, cl clusters, dryRun bool) error {
 	if a.output == "json" {
 		if plan == nil {
 			plan = []pruneItem{}
@@ -172,7 +183,7 @@ func (a *app) printPrune(plan []pruneItem, counters, unchecked int, cl clusters,
 	}
 	if len(plan) == 0 {
 		_, err := fmt.Fprintf(a.stdout, "no stale members in %d %s (clusters checked: %s)%s\n",
-			counters, plural(counters, "counter", "counters"), cl.ids(), fmtUnchecked(unchecked))
+			counters, plural(counters, "counter", "counters"), cl.ids(), left)
 		return err
 	}
 	tw := newTable(a.stdout)
@@ -202,16 +213,22 @@ func (a *app) printPrune(plan []pruneItem, counters, unchecked int, cl clusters,
 		verb, drop = "dry run: would detach", "drop"
 	}
 	_, err := fmt.Fprintf(a.stdout, "%s %d stale %s, %s %d %s; %d skipped%s\n", verb, detached, plural(detached, "member", "members"),
-		drop, dropped, plural(dropped, "counter", "counters"), skipped, fmtUnchecked(unchecked))
+		drop, dropped, plural(dropped, "counter", "counters"), skipped, left)
 	return err
 }
 
-// fmtUnchecked ends prune's summary: the members it could not judge.
-func fmtUnchecked(n int) string {
-	if n == 0 {
-		return ""
+// String ends prune's summary: the members it could not judge.
+func (n pruneCounts) String() string {
+	var s string
+	if n.unchecked > 0 {
+		s += fmt.Sprintf("; %d %s of clusters not checked left as %s", n.unchecked,
+			plural(n.unchecked, "member", "members"), plural(n.unchecked, "it is", "they are"))
 	}
-	return fmt.Sprintf("; %d %s of clusters not checked left as %s", n, plural(n, "member", "members"), plural(n, "it is", "they are"))
+	if n.renamed > 0 {
+		s += fmt.Sprintf("; %d %s of databases renamed since left as %s ('seqctl show --check-db' names them)", n.renamed,
+			plural(n.renamed, "member", "members"), plural(n.renamed, "it is", "they are"))
+	}
+	return s
 }
 
 // pruneResult is prune's error: the counters it did not prune, or failed

@@ -13,7 +13,8 @@ import (
 func TestPlanPrune(t *testing.T) {
 	a, b, c := testDB("1", "a"), testDB("2", "b"), testDB("3", "c")
 	far := sequence.DatabaseID("42", "1", "far")
-	cl := clusters{testCluster: {"1/a": true}}
+	cl := clusters{testCluster: {"1": "a", "4": "d2"}}
+	d := testDB("4", "d") // renamed to d2: left alone
 	info := func(name string, dbs ...string) sequence.Info {
 		i := sequence.Info{Name: name, Spec: sequence.DefaultSpec()}
 		for _, db := range dbs {
@@ -28,6 +29,7 @@ func TestPlanPrune(t *testing.T) {
 		info("all", b, c),        // every member gone
 		info("unknown", b, far),  // far not checked: b is not the last
 		info("gone_far", far, c), // idem
+		info("renamed", d, b),    // d renamed: b is not the last
 	}
 	type row struct{ name, db, action string }
 	rows := func(plan []pruneItem) []row {
@@ -38,7 +40,7 @@ func TestPlanPrune(t *testing.T) {
 		return out
 	}
 	common := []row{{"some", b, "detach"}, {"some", c, "detach"}}
-	tail := []row{{"unknown", b, "detach"}, {"gone_far", c, "detach"}}
+	tail := []row{{"unknown", b, "detach"}, {"gone_far", c, "detach"}, {"renamed", b, "detach"}}
 	tests := []struct {
 		dropLast bool
 		want     []row
@@ -47,12 +49,12 @@ func TestPlanPrune(t *testing.T) {
 		{true, append(append(common[:2:2], row{"all", b, "detach"}, row{"all", c, "drop"}), tail...)},
 	}
 	for _, tt := range tests {
-		plan, unchecked := planPrune(infos, cl, tt.dropLast)
+		plan, left := planPrune(infos, cl, tt.dropLast)
 		if got := rows(plan); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("drop-last %t: plan\n%v\nwant\n%v", tt.dropLast, got, tt.want)
 		}
-		if unchecked != 2 {
-			t.Errorf("drop-last %t: %d members unchecked, want 2", tt.dropLast, unchecked)
+		if left != (pruneCounts{unchecked: 2, renamed: 1}) {
+			t.Errorf("drop-last %t: left %+v, want 2 unchecked, 1 renamed", tt.dropLast, left)
 		}
 	}
 }
@@ -66,6 +68,7 @@ func TestMembersStale(t *testing.T) {
 	forEachStore(t, func(t *testing.T, ts *tester) {
 		liveName, live := pgDatabase(t, conn)
 		goneName, gone := pgDatabase(t, conn)
+		oldName, moved := pgDatabase(t, conn)                 // renamed below: not stale, left alone
 		far := sequence.DatabaseID("1", "16384", "elsewhere") // a cluster never checked
 		st := ts.open()
 		for _, c := range []struct {
@@ -75,6 +78,7 @@ func TestMembersStale(t *testing.T) {
 			{"shared", []string{live, gone}},
 			{"orphan", []string{gone}},       // every database gone: pruned only with --drop-last
 			{"faraway", []string{gone, far}}, // far is unknown: gone is not its last
+			{"moved", []string{gone, moved}}, // moved is renamed: gone is not its last
 		} {
 			ts.ok("create", c.name)
 			for _, db := range c.dbs {
@@ -104,7 +108,8 @@ func TestMembersStale(t *testing.T) {
 			t.Errorf("before the drop: %v", got)
 		}
 
-		pgExec(t, conn, "DROP DATABASE "+goneName)
+		pgExec(t, conn, "DROP DATABASE "+goneName, "ALTER DATABASE "+oldName+" RENAME TO "+oldName+"_new")
+		t.Cleanup(func() { pgExec(t, conn, "DROP DATABASE IF EXISTS "+oldName+"_new") })
 
 		// Without --check-db nothing is known; with it, the dropped
 		// database is stale, the live one live, the far one unknown.
@@ -122,6 +127,7 @@ func TestMembersStale(t *testing.T) {
 		want := map[string]map[string]string{
 			"everyones": {},
 			"faraway":   {goneName: "stale", "elsewhere": "unknown"},
+			"moved":     {goneName: "stale", oldName: "live"}, // renamed: not stale (renamed_to says)
 			"orphan":    {goneName: "stale"},
 			"shared":    {liveName: "live", goneName: "stale"},
 		}
@@ -132,8 +138,12 @@ func TestMembersStale(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("list -o json --check-db: %v\nwant %v", got, want)
 		}
+		if m := list[2].Members; list[2].Name != "moved" || m[1].RenamedTo == nil || *m[1].RenamedTo != oldName+"_new" {
+			t.Errorf("list -o json --check-db: a renamed database's member %+v", list[2])
+		}
 		rows := lines(ts.ok("list", "--check-db", pgURL))
-		if len(rows) != 5 || !strings.Contains(rows[4], goneName+" (stale)") || strings.Contains(rows[4], liveName+" (stale)") {
+		if len(rows) != 6 || !strings.Contains(rows[5], goneName+" (stale)") || strings.Contains(rows[5], liveName+" (stale)") ||
+			!strings.Contains(rows[3], oldName+" (renamed)") {
 			t.Errorf("list --check-db:\n%s", strings.Join(rows, "\n"))
 		}
 
@@ -141,7 +151,8 @@ func TestMembersStale(t *testing.T) {
 		before := ts.ok("list", "-o", "json")
 		r := ts.fails(exitFailed, "members", "prune", "--check-db", pgURL, "--dry-run")
 		for _, w := range []string{"faraway  " + goneName, "detach\n", "orphan   " + goneName, "skip: every database of the counter is gone",
-			"dry run: would detach 2 stale members, drop 0 counters; 1 skipped; 1 member of clusters not checked left as it is"} {
+			"dry run: would detach 3 stale members, drop 0 counters; 1 skipped; 1 member of clusters not checked left as it is; " +
+				"1 member of databases renamed since left as it is"} {
 			if !strings.Contains(r.stdout, w) {
 				t.Errorf("prune --dry-run does not say %q:\n%s", w, r.stdout)
 			}
@@ -155,10 +166,10 @@ func TestMembersStale(t *testing.T) {
 
 		// Without --drop-last: the others are pruned, orphan is kept, exit 1.
 		r = ts.fails(exitFailed, "members", "prune", "--check-db", pgURL)
-		if !strings.Contains(r.stdout, "detached 2 stale members, dropped 0 counters; 1 skipped") {
+		if !strings.Contains(r.stdout, "detached 3 stale members, dropped 0 counters; 1 skipped") {
 			t.Errorf("prune:\n%s", r.stdout)
 		}
-		for name, want := range map[string][]string{"shared": {live}, "faraway": {far}, "orphan": {gone}} {
+		for name, want := range map[string][]string{"shared": {live}, "faraway": {far}, "orphan": {gone}, "moved": {moved}} {
 			if got := sequence.MemberDBs(mustDescribe(t, st, name).Spec.Members); !reflect.DeepEqual(got, want) {
 				t.Errorf("after prune, %s has members %v, want %v", name, got, want)
 			}
@@ -174,8 +185,8 @@ func TestMembersStale(t *testing.T) {
 			t.Errorf("prune orphan --drop-last -o json: %+v", items)
 		}
 		ts.fails(exitNotFound, "show", "orphan", "--sample", "0")
-		if out := ts.ok("members", "prune", "--check-db", pgURL); !strings.HasPrefix(out, "no stale members in 3 counters (clusters checked: ") ||
-			!strings.HasSuffix(out, "; 1 member of clusters not checked left as it is\n") {
+		if out := ts.ok("members", "prune", "--check-db", pgURL); !strings.HasPrefix(out, "no stale members in 4 counters (clusters checked: ") ||
+			!strings.HasSuffix(out, "; 1 member of clusters not checked left as it is; 1 member of databases renamed since left as it is ('seqctl show --check-db' names them)\n") {
 			t.Errorf("prune with nothing stale printed %q", out)
 		}
 		ts.fails(exitNotFound, "members", "prune", "--check-db", pgURL, "nope")

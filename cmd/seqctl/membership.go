@@ -43,6 +43,9 @@ type memberJSON struct {
 	// Stale is true when the database is gone, false when it exists, null
 	// when its cluster was not checked (--check-db).
 	Stale *bool `json:"stale"`
+	// RenamedTo is the database's name now when it was renamed (not
+	// stale: it exists, but no longer sees the counter); null otherwise.
+	RenamedTo *string `json:"renamed_to"`
 }
 
 // membersJSON is members as -o json prints them ([] for none), with what
@@ -50,8 +53,11 @@ type memberJSON struct {
 func membersJSON(members []sequence.Member, cl clusters) []memberJSON {
 	out := make([]memberJSON, len(members))
 	for i, m := range members {
-		out[i] = memberJSON{dbJSON: toDBJSON(m.DB), ColumnDefaults: defaultsJSON(m.Defaults),
-			Stale: cl.state(m.DB).staleJSON()}
+		st, now := cl.state(m.DB)
+		out[i] = memberJSON{dbJSON: toDBJSON(m.DB), ColumnDefaults: defaultsJSON(m.Defaults), Stale: st.staleJSON()}
+		if st == renamed {
+			out[i].RenamedTo = &now
+		}
 		if m.OwnedBy != "" {
 			out[i].OwnedBy = &m.OwnedBy
 		}
@@ -80,12 +86,15 @@ func dbName(db string) string {
 // fmtState is what show prints after a member: nothing when no cluster was
 // checked or the database exists.
 func fmtState(cl clusters, db string) string {
-	switch {
-	case cl == nil:
+	if cl == nil {
 		return ""
-	case cl.state(db) == stale:
+	}
+	switch st, now := cl.state(db); st {
+	case stale:
 		return " (stale: database gone)"
-	case cl.state(db) == unknown:
+	case renamed:
+		return fmt.Sprintf(" (renamed: the database is %s now, which does not see this counter; not stale)", now)
+	case unknown:
 		return " (not checked: its cluster is not among --check-db)"
 	}
 	return ""
@@ -129,7 +138,7 @@ func fmtMembersShort(members []sequence.Member, cl clusters) string {
 	var parts []string
 	hiddenStale := 0
 	for i, m := range members {
-		st := cl.state(m.DB)
+		st, _ := cl.state(m.DB)
 		if i >= shown {
 			if st == stale {
 				hiddenStale++
@@ -137,8 +146,11 @@ func fmtMembersShort(members []sequence.Member, cl clusters) string {
 			continue
 		}
 		p := dbName(m.DB)
-		if st == stale {
+		switch st {
+		case stale:
 			p += " (stale)"
+		case renamed:
+			p += " (renamed)"
 		}
 		parts = append(parts, p)
 	}

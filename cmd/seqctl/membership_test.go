@@ -133,9 +133,10 @@ func TestShowMembers(t *testing.T) {
 // live (no mark) and not checked.
 func TestWriteMembersChecked(t *testing.T) {
 	gone, alive, other := testDB("16390", "shop_b"), testDB("16384", "shop_a"), sequence.DatabaseID("42", "5", "far")
-	cl := clusters{testCluster: {"16384/shop_a": true, "5/postgres": true}}
+	old := testDB("16400", "shop_c")
+	cl := clusters{testCluster: {"16384": "shop_a", "5": "postgres", "16400": "shop_c2"}}
 	info := sequence.Info{Name: "s", Spec: sequence.DefaultSpec()}
-	info.Spec.Members = []sequence.Member{{DB: gone}, {DB: alive}, {DB: other}}
+	info.Spec.Members = []sequence.Member{{DB: gone}, {DB: alive}, {DB: other}, {DB: old}}
 	var out strings.Builder
 	tw := newTable(&out)
 	writeMembers(tw, info.Spec, cl)
@@ -144,19 +145,23 @@ func TestWriteMembersChecked(t *testing.T) {
 		"member:      shop_b (OID 16390, cluster 7301234567890123456) (stale: database gone)\n",
 		"member:      shop_a (OID 16384, cluster 7301234567890123456)\n",
 		"member:      far (OID 5, cluster 42) (not checked: its cluster is not among --check-db)\n",
+		"member:      shop_c (OID 16400, cluster 7301234567890123456) (renamed: the database is shop_c2 now, which does not see this counter; not stale)\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("members do not contain %q:\n%s", want, out.String())
 		}
 	}
 	j := membersJSON(info.Spec.Members, cl)
-	if j[0].Stale == nil || !*j[0].Stale || j[1].Stale == nil || *j[1].Stale || j[2].Stale != nil {
-		t.Errorf("membersJSON stale: %v %v %v, want true, false, null", j[0].Stale, j[1].Stale, j[2].Stale)
+	if j[0].Stale == nil || !*j[0].Stale || j[1].Stale == nil || *j[1].Stale || j[2].Stale != nil || j[3].Stale == nil || *j[3].Stale {
+		t.Errorf("membersJSON stale: %v %v %v %v, want true, false, null, false", j[0].Stale, j[1].Stale, j[2].Stale, j[3].Stale)
+	}
+	if j[3].RenamedTo == nil || *j[3].RenamedTo != "shop_c2" || j[0].RenamedTo != nil || j[1].RenamedTo != nil {
+		t.Errorf("membersJSON renamed_to: %v %v %v, want null, null, shop_c2", j[0].RenamedTo, j[1].RenamedTo, j[3].RenamedTo)
 	}
 }
 
 func TestFmtMembersShort(t *testing.T) {
-	cl := clusters{testCluster: {"1/a": true, "3/c": true, "5/e": true}}
+	cl := clusters{testCluster: {"1": "a", "3": "c", "5": "e", "6": "f2"}}
 	members := func(names ...string) []sequence.Member {
 		var ms []sequence.Member
 		for i, n := range names {
@@ -173,7 +178,8 @@ func TestFmtMembersShort(t *testing.T) {
 		{members("a"), cl, "a"},
 		{members("a", "b"), cl, "a, b (stale)"},
 		{members("a", "b"), nil, "a, b"}, // nothing checked
-		{members("a", "b", "c", "d", "e", "f"), cl, "a, b (stale), c +3 more (2 stale)"},
+		{members("a", "b", "c", "d", "e", "f"), cl, "a, b (stale), c +3 more (1 stale)"},
+		{members("a", "b", "c", "d", "e", "f")[5:], cl, "f (renamed)"},
 	}
 	for _, tt := range tests {
 		if got := fmtMembersShort(tt.members, tt.cl); got != tt.want {
