@@ -23,7 +23,10 @@ counter, or changes the kind of one it has (see 'seqctl create --help' for the
 form); --no-default TABLE.COLUMN removes one (an error if the counter does
 not have it); --no-defaults removes them all, and with --default replaces
 them. --default and --no-default read the counter's column defaults and write
-the whole list back: run one such change of a counter at a time.
+the whole list back: run one such change of a counter at a time. A counter
+shared by databases that declared it (its members, see 'seqctl members
+--help') has each database's column defaults instead, changed by that
+database's DDL: these flags refuse it.
 
 --daily-limit N is a daily budget: the store hands out at most N values of
 the counter per UTC day, over every process, counted atomically with each
@@ -97,7 +100,7 @@ func (a *app) cmdAlter(ctx context.Context, args []string) error {
 		return a.storeErr(err, name)
 	}
 	if a.output == "json" {
-		return writeJSON(a.stdout, toJSON(info))
+		return writeJSON(a.stdout, toJSON(info, nil))
 	}
 	_, err = fmt.Fprintf(a.stdout, "altered %s: %s; next value %s%s%s%s\n", name, info.Spec, fmtNext(info),
 		fmtDefaultsSuffix(info.Spec.Defaults, !edit.empty()), fmtDailyLimitSuffix(info.Spec, c.DailyLimit != nil),
@@ -105,16 +108,21 @@ func (a *app) cmdAlter(ctx context.Context, args []string) error {
 	return err
 }
 
-// editDefaults returns the column defaults counter name has after edit:
-// read from the store unless the edit replaces them all, and checked against
-// the other counters' claims.
+// editDefaults returns the column defaults counter name has after edit,
+// checked against the other counters' claims. A counter with members has
+// no column defaults of its own to edit: each database has its own, set by
+// its DDL.
 func (a *app) editDefaults(ctx context.Context, st sequence.Store, name string, edit defaultsEdit) (*[]sequence.ColumnDefault, error) {
+	info, err := st.Describe(ctx, name)
+	if err != nil {
+		return nil, a.storeErr(err, name)
+	}
+	if len(info.Spec.Members) > 0 {
+		return nil, fmt.Errorf("%s is shared by databases that each have their own column defaults, set by their DDL through seqshim ('seqctl show %s' lists them): "+
+			"--default, --no-default and --no-defaults edit those of a counter without members only", name, name)
+	}
 	var current []sequence.ColumnDefault
 	if !edit.replaces() {
-		info, err := st.Describe(ctx, name)
-		if err != nil {
-			return nil, a.storeErr(err, name)
-		}
 		current = info.Spec.Defaults
 	}
 	defaults, err := edit.apply(name, current)

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 func TestAlter(t *testing.T) {
@@ -130,5 +132,25 @@ func TestAlterDefaults(t *testing.T) {
 		}
 		ts.fails(exitNotFound, "alter", "nope", "--default", "q.q")
 		ts.fails(exitNotFound, "alter", "nope", "--no-defaults")
+
+		// A shared counter's column defaults are each database's: refused,
+		// as no database would see them; its other options still change.
+		ts.ok("create", "shared")
+		attach(t, ts.open(), "shared", sequence.Member{DB: testDB("16384", "shop_a"), Defaults: cols(t, "orders.id")})
+		for _, args := range [][]string{{"--default", "q.q"}, {"--no-default", "orders.id"}, {"--no-defaults"}} {
+			r := ts.fails(exitFailed, append([]string{"alter", "shared"}, args...)...)
+			if !strings.Contains(r.stderr, "shared is shared by databases that each have their own column defaults") {
+				t.Errorf("alter shared %v: stderr %q", args, r.stderr)
+			}
+		}
+		ts.ok("alter", "shared", "--cache", "5")
+		if c := ts.describe("shared"); len(c.Members) != 1 || len(c.Members[0].ColumnDefaults) != 1 || c.CacheSize != 5 {
+			t.Errorf("after alter of a shared counter: %+v", c)
+		}
+		// A member's column is claimed in its database.
+		r := ts.fails(exitFailed, "alter", "t", "--default", "orders.id")
+		if !strings.Contains(r.stderr, "draws its default from counter shared already in database shop_a") {
+			t.Errorf("alter --default of a member's column: stderr %q", r.stderr)
+		}
 	})
 }

@@ -209,7 +209,7 @@ func (a *app) cmdCreate(ctx context.Context, args []string) error {
 		return a.storeErr(err, name)
 	}
 	if a.output == "json" {
-		return writeJSON(a.stdout, toJSON(info))
+		return writeJSON(a.stdout, toJSON(info, nil))
 	}
 	verb := "created"
 	if existed {

@@ -43,6 +43,7 @@ func TestCreate(t *testing.T) {
 			if tt.want.ColumnDefaults == nil {
 				tt.want.ColumnDefaults = []columnDefaultJSON{} // never null
 			}
+			tt.want.Members = []memberJSON{} // never null
 			if got.NextValue == nil || *got.NextValue != tt.want.StartValue {
 				t.Errorf("create %v: next value %v, want the start value", tt.args, got.NextValue)
 			}

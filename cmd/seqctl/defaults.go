@@ -116,16 +116,28 @@ func (e defaultsEdit) apply(name string, current []sequence.ColumnDefault) ([]se
 }
 
 // claimedElsewhere returns an error if one of the columns cols is the
-// default of a counter other than name in infos: a column has one default,
-// so a second claim is a mistake to fix first.
+// default of a counter other than name in infos, in every database or in
+// one of its members: a column has one default, so a second claim is a
+// mistake to fix first.
 func claimedElsewhere(infos []sequence.Info, name string, cols []sequence.ColumnDefault) error {
 	for _, info := range infos {
 		if info.Name == name {
 			continue
 		}
-		for _, d := range info.Spec.Defaults {
-			for _, c := range cols {
-				if d.Is(c.Table, c.Column) {
+		views := info.Spec.Members
+		if len(views) == 0 {
+			views = []sequence.Member{{Defaults: info.Spec.Defaults}}
+		}
+		for _, m := range views {
+			for _, d := range m.Defaults {
+				for _, c := range cols {
+					if !d.Is(c.Table, c.Column) {
+						continue
+					}
+					if m.DB != "" {
+						return fmt.Errorf("column %s draws its default from counter %s already in database %s (that database's own column default: change it there)",
+							columnRef(c), info.Name, fmtDB(m.DB))
+					}
 					return fmt.Errorf("column %s draws its default from counter %s already (seqctl alter %s --no-default %s first)",
 						columnRef(c), info.Name, info.Name, columnRef(c))
 				}

@@ -77,6 +77,9 @@ func TestClaimedElsewhere(t *testing.T) {
 	infos := []sequence.Info{
 		{Name: "a", Spec: sequence.Spec{Defaults: cols(t, "t.id:always")}},
 		{Name: "b", Spec: sequence.Spec{Defaults: cols(t, "u.id", "v.id")}},
+		// Each member's own; the spec's, which no database sees, claim nothing.
+		{Name: "m", Spec: sequence.Spec{Defaults: cols(t, "x.id"), Members: []sequence.Member{
+			{DB: testDB("16384", "shop_a"), Defaults: cols(t, "y.id")}, {DB: testDB("16390", "shop_b")}}}},
 	}
 	tests := []struct {
 		name, counter string
@@ -89,6 +92,9 @@ func TestClaimedElsewhere(t *testing.T) {
 		{"another counter's column", "a", []string{"w.id", "v.id"},
 			"column v.id draws its default from counter b already (seqctl alter b --no-default v.id first)"},
 		{"a new counter", "c", []string{"t.id"}, "from counter a already"},
+		{"a member's column", "a", []string{"y.id"},
+			"column y.id draws its default from counter m already in database shop_a (OID 16384, cluster 7301234567890123456)"},
+		{"a shared counter's own, unseen", "a", []string{"x.id"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

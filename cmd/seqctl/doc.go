@@ -30,6 +30,19 @@
 // next reservation, without a restart; show, list and -o json
 // (cache_policy) print it.
 //
+// Databases sharing a store share its counters (one store prefix is one id
+// space): each counter records the databases that declared it, its members,
+// each with its own OWNED BY and column defaults. show, list and -o json
+// print them ("every database" for a counter without members); --check-db
+// postgres://… (one per cluster) marks those whose database is gone. members
+// prune detaches those (a counter whose members are all gone only with
+// --drop-last), members detach NAME DB one database on request, and drop of
+// a shared counter names the databases it is dropped for:
+//
+//	seqctl list --check-db postgres://ops@pg-a/postgres
+//	seqctl members prune --check-db postgres://ops@pg-a/postgres --dry-run
+//	seqctl members detach orders_seq 7301234567890123456/16390/shop_old
+//
 // check, for cron jobs, Kubernetes probes and alerting, measures each
 // counter's burn per day, runway to its limit and time since its last
 // reservation, and exits 6 when --min-runway, --max-burn-per-day or --stale

@@ -32,8 +32,12 @@ type counterJSON struct {
 	ValuesReserved int64      `json:"values_reserved"`
 	LastReserved   *time.Time `json:"last_reserved"` // null: never
 	// ColumnDefaults are the columns whose default draws from the counter
-	// ([] for none).
+	// in every database ([] for none, and for a counter with members, whose
+	// column defaults are each member's).
 	ColumnDefaults []columnDefaultJSON `json:"column_defaults"`
+	// Members are the databases that declared the counter, each with its
+	// OWNED BY and column defaults ([] for none: every database's).
+	Members []memberJSON `json:"members"`
 	// DailyLimit is the most values handed out per UTC day (null: none);
 	// DailyUsage the values counted on the last day a reservation was made
 	// under it (null: none yet).
@@ -44,7 +48,9 @@ type counterJSON struct {
 	CachePolicy *cachePolicyJSON `json:"cache_policy"`
 }
 
-func toJSON(info sequence.Info) counterJSON {
+// toJSON is info as -o json prints it, its members with what the clusters
+// cl say of them (nil: nothing checked).
+func toJSON(info sequence.Info, cl clusters) counterJSON {
 	c := counterJSON{
 		Name:           info.Name,
 		DataType:       info.Spec.Type.String(),
@@ -61,6 +67,11 @@ func toJSON(info sequence.Info) counterJSON {
 		Reservations:   info.Reservations,
 		ValuesReserved: info.ValuesReserved,
 		ColumnDefaults: defaultsJSON(info.Spec.Defaults),
+		Members:        membersJSON(info.Spec.Members, cl),
+	}
+	if len(info.Spec.Members) > 0 {
+		// No database sees the spec's own: each member has its view.
+		c.ColumnDefaults = []columnDefaultJSON{}
 	}
 	if v, ok := nextValue(info); ok {
 		c.NextValue = &v
@@ -100,9 +111,10 @@ func newTable(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 }
 
-// writeCounter prints one counter as "key: value" lines; the caller flushes
-// tw, after adding lines of its own.
-func writeCounter(tw *tabwriter.Writer, info sequence.Info, now time.Time) {
+// writeCounter prints one counter as "key: value" lines, its members with
+// what the clusters cl say of them; the caller flushes tw, after adding
+// lines of its own.
+func writeCounter(tw *tabwriter.Writer, info sequence.Info, now time.Time, cl clusters) {
 	s, p := info.Spec, info.Position
 	called := "not yet called: the next value is the last value itself"
 	if p.Called {
@@ -116,15 +128,19 @@ func writeCounter(tw *tabwriter.Writer, info sequence.Info, now time.Time) {
 	fmt.Fprintf(tw, "start:\t%d\n", s.Start)
 	fmt.Fprintf(tw, "cache:\t%d\n", s.Cache)
 	fmt.Fprintf(tw, "cycle:\t%t\n", s.Cycle)
-	if len(s.Defaults) == 0 {
+	switch {
+	case len(s.Members) > 0:
+		fmt.Fprintf(tw, "column defaults:\teach member's, below\n")
+	case len(s.Defaults) == 0:
 		fmt.Fprintf(tw, "column defaults:\tnone\n")
-	}
-	for i, d := range s.Defaults {
-		label := "column defaults:"
-		if i > 0 {
-			label = ""
+	default:
+		for i, d := range s.Defaults {
+			label := "column defaults:"
+			if i > 0 {
+				label = ""
+			}
+			fmt.Fprintf(tw, "%s\t%s\n", label, d)
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", label, d)
 	}
 	fmt.Fprintf(tw, "last value:\t%d (%s)\n", p.Last, called)
 	fmt.Fprintf(tw, "next value:\t%s\n", fmtNext(info))
@@ -135,6 +151,7 @@ func writeCounter(tw *tabwriter.Writer, info sequence.Info, now time.Time) {
 	fmt.Fprintf(tw, "last reservation:\t%s\n", fmtLastReserved(info.LastReserved, now))
 	fmt.Fprintf(tw, "daily limit:\t%s\n", fmtDailyLimit(info, now))
 	fmt.Fprintf(tw, "cache policy:\t%s\n", fmtCachePolicy(info.Spec.Policy))
+	writeMembers(tw, s, cl)
 }
 
 func limitName(s sequence.Spec) string {

@@ -41,13 +41,14 @@ func TestList(t *testing.T) {
 		if len(rows) != 5 {
 			t.Fatalf("list: %q", rows)
 		}
-		if !strings.HasSuffix(rows[0], "LAST RESERVATION  DAILY LIMIT  CACHE POLICY  COLUMN DEFAULTS") {
+		if !strings.HasSuffix(strings.Join(strings.Fields(rows[0]), " "), "LAST RESERVATION DAILY LIMIT CACHE POLICY DATABASES COLUMN DEFAULTS") {
 			t.Errorf("list header: %q", rows[0])
 		}
-		// The last column: the first column default and how many more.
+		// The last columns: no members (every database's), then the first
+		// column default and how many more.
 		for i, want := range []string{"  -", "  app.t.id (always)", "  -", "  a.x (default) +2 more"} {
-			if !strings.HasSuffix(rows[i+1], want) {
-				t.Errorf("list row %d: %q, want it to end with %q", i, rows[i+1], want)
+			if !strings.HasSuffix(rows[i+1], want) || !strings.Contains(rows[i+1], "  every database  ") {
+				t.Errorf("list row %d: %q, want it to end with every database and %q", i, rows[i+1], want)
 			}
 		}
 		for i, want := range [][]string{

@@ -88,6 +88,7 @@ var commands = []command{
 	{"fence", "bound the native PostgreSQL sequences below the store's range", (*app).cmdFence},
 	{"watch", "live view of rates, burn per day and time to exhaustion", (*app).cmdWatch},
 	{"check", "check runway, burn per day and staleness against thresholds (exit 6 if any fails)", (*app).cmdCheck},
+	{"members", "the databases sharing a counter: prune those gone, detach one (members prune, members detach)", (*app).cmdMembers},
 	{"policy", "print the least-privilege IAM policy for a DynamoDB store", (*app).cmdPolicy},
 	{"version", "print seqctl's version and the VCS revision it was built from", (*app).cmdVersion},
 }
@@ -190,8 +191,8 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	}
 	name := fs.Arg(0)
 	if name == "help" {
-		if fs.NArg() > 1 {
-			return a.dispatch(ctx, []string{fs.Arg(1), "--help"})
+		if fs.NArg() > 1 { // help members prune: seqctl members prune --help
+			return a.dispatch(ctx, append(fs.Args()[1:], "--help"))
 		}
 		a.mainHelp(fs)
 		return nil
@@ -276,7 +277,8 @@ exit codes:
   1  the operation failed (store or database error, confirmation declined, conflict)
   2  usage error: unknown command or flag, a bad argument or option value
      (one PostgreSQL would reject too), no store given
-  3  a named counter does not exist
+  3  a named counter does not exist (members detach: the database is not
+     a member of the counter)
   4  a counter of that name exists already (create, import)
   5  a counter reached its MAXVALUE (MINVALUE when descending) without CYCLE,
      or its daily limit (next)

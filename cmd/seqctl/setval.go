@@ -46,7 +46,7 @@ func (a *app) cmdSetval(ctx context.Context, args []string) error {
 		return a.storeErr(err, name)
 	}
 	if a.output == "json" {
-		return writeJSON(a.stdout, toJSON(info))
+		return writeJSON(a.stdout, toJSON(info, nil))
 	}
 	_, err = fmt.Fprintf(a.stdout, "%s: next value %s\n", name, fmtNext(info))
 	return err

@@ -18,7 +18,15 @@ The rate is measured by reading the counter twice, --sample apart: the
 values reserved in between divided by the time. Processes reserve values in
 blocks (sized to last seconds at their own rate), so a short sample of a slow
 counter is lumpy; use a longer --sample or 'seqctl watch' for a steadier
-figure. --sample 0 skips the measurement.`
+figure. --sample 0 skips the measurement.
+
+It also lists the databases that declared the counter, its members, each
+with its own OWNED BY and column defaults (a counter without members is
+every database's; see 'seqctl members --help'). --check-db URL, one per
+PostgreSQL cluster, reads that cluster's databases and marks the members
+whose database is gone "(stale: database gone)"; members of clusters not
+given are not checked. In -o json each member has "stale": true, false, or
+null when not checked.`
 
 // showJSON is show's -o json output.
 type showJSON struct {
@@ -29,6 +37,8 @@ type showJSON struct {
 func (a *app) cmdShow(ctx context.Context, args []string) error {
 	fs := a.flagSet("show", "NAME [flags]", showDoc)
 	sample := fs.Duration("sample", 3*time.Second, "how long to measure the burn rate (0: do not measure)")
+	var checkDB checkDBFlag
+	registerCheckDB(fs, &checkDB)
 	args, err := a.parse(fs, args)
 	if err != nil {
 		return err
@@ -47,6 +57,10 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeStore(st)
+	cl, err := readClusters(ctx, checkDB)
+	if err != nil {
+		return err
+	}
 	info, err := st.Describe(ctx, name)
 	if err != nil {
 		return a.storeErr(err, name)
@@ -65,10 +79,10 @@ func (a *app) cmdShow(ctx context.Context, args []string) error {
 		info, b = after, &m
 	}
 	if a.output == "json" {
-		return writeJSON(a.stdout, showJSON{counterJSON: toJSON(info), Burn: b})
+		return writeJSON(a.stdout, showJSON{counterJSON: toJSON(info, cl), Burn: b})
 	}
 	tw := newTable(a.stdout)
-	writeCounter(tw, info, a.now())
+	writeCounter(tw, info, a.now(), cl)
 	if b == nil {
 		fmt.Fprintf(tw, "burn rate:\tnot measured (--sample 0)\n")
 	} else {
