@@ -60,11 +60,9 @@ func (s *Step) NumParams() int { return s.st.NumParams() }
 // logged), never a crashed process.
 func (s *Session[A]) Run(ctx context.Context, query string, args A) (step Step, err error) {
 	defer s.guard(ctx, query, &err)
-	p := s.plans[query]
-	if p == nil || p.injects && !s.sameDefaults(ctx, p) {
-		if p, err = s.prepare(ctx, query, p); err != nil {
-			return Step{}, err
-		}
+	p, err := s.statement(ctx, query)
+	if err != nil {
+		return Step{}, err
 	}
 	if p == passThrough && s.tx == nil || s.eng.shadow != nil {
 		// The hot path: nothing to do but send it. In shadow mode, the
@@ -92,11 +90,9 @@ func (s *Session[A]) Run(ctx context.Context, query string, args A) (step Step, 
 // with the same text.
 func (s *Session[A]) Prepare(ctx context.Context, query string, prepare func(context.Context) error) (st *Statement, err error) {
 	defer s.guard(ctx, query, &err)
-	p := s.plans[query]
-	if p == nil || p.injects && !s.sameDefaults(ctx, p) {
-		if p, err = s.prepare(ctx, query, p); err != nil {
-			return nil, err
-		}
+	p, err := s.statement(ctx, query)
+	if err != nil {
+		return nil, err
 	}
 	if s.eng.shadow == nil && p.plan != nil {
 		if p.plan.Err != nil {
@@ -110,6 +106,17 @@ func (s *Session[A]) Prepare(ctx context.Context, query string, prepare func(con
 		if err := prepare(ctx); err != nil {
 			return nil, s.DatabaseError(ctx, err)
 		}
+	}
+	return p, nil
+}
+
+// statement returns what the session keeps for query: a text seen before
+// costs a map lookup (and, for one that may insert, a look at the version
+// of the store's column defaults); others are planned (prepare).
+func (s *Session[A]) statement(ctx context.Context, query string) (*Statement, error) {
+	p := s.plans[query]
+	if p == nil || p.injects && !s.sameDefaults(ctx, p) {
+		return s.prepare(ctx, query, p)
 	}
 	return p, nil
 }
