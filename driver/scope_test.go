@@ -5,11 +5,17 @@ import (
 	"database/sql"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 
-	_ "github.com/seqshim/seqshim/sqlstore/sqlite" // sqlite: stores
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 
+	seqdriver "github.com/seqshim/seqshim/driver"
 	"github.com/seqshim/seqshim/internal/testkit/testenv"
+	"github.com/seqshim/seqshim/memstore"
+	_ "github.com/seqshim/seqshim/sqlstore/sqlite" // sqlite: stores
 )
 
 // createDatabase creates a database for the test, dropped at its end, and
@@ -65,5 +71,46 @@ func TestPGDatabasePlaceholder(t *testing.T) {
 				t.Errorf("nextval on two databases: %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPGSharedNotice: ALTER SEQUENCE and setval of a counter other
+// databases share tell the client so, in a NOTICE (PostgreSQL's own
+// message type, which pgx hands to OnNotice); a sequence of one database
+// alone gets none.
+func TestPGSharedNotice(t *testing.T) {
+	st := memstore.New()
+	var notices []string
+	open := func(dbURL string) *sql.DB {
+		cfg, err := pgx.ParseConfig(dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { notices = append(notices, n.Message) }
+		c, err := seqdriver.NewConnector(stdlib.GetConnector(*cfg), func(o *seqdriver.Options) { o.Store = st })
+		if err != nil {
+			t.Fatal(err)
+		}
+		db := sql.OpenDB(c)
+		db.SetMaxOpenConns(1)
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	a, b := open(createDatabase(t)), open(createDatabase(t))
+	mustExec(t, a, "CREATE SEQUENCE own")
+	mustExec(t, a, "SELECT setval('own', 5)")
+	mustExec(t, a, "ALTER SEQUENCE own INCREMENT 2")
+	if len(notices) != 0 {
+		t.Fatalf("notices for a sequence of one database: %q", notices)
+	}
+	mustExec(t, a, "CREATE SEQUENCE shared")
+	mustExec(t, b, "CREATE SEQUENCE shared")
+	mustExec(t, a, "SELECT setval('shared', 100)")
+	mustExec(t, b, "ALTER SEQUENCE shared INCREMENT 10")
+	if len(notices) != 2 || !strings.Contains(notices[0], "setval changed the counter") || !strings.Contains(notices[1], "ALTER SEQUENCE changed the counter") {
+		t.Fatalf("notices %q, want one for setval and one for ALTER SEQUENCE", notices)
+	}
+	if v := queryInt64(t, b, "SELECT nextval('shared')"); v != 110 {
+		t.Errorf("nextval on the other database: %d, want 110 (the one counter)", v)
 	}
 }

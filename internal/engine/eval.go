@@ -256,7 +256,10 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			if err := s.lookUp(ctx, storeName); err != nil {
 				return err
 			}
-			_, err := s.eng.store.SetVal(ctx, storeName, val, isCalled != 0)
+			info, err := s.eng.store.SetVal(ctx, storeName, val, isCalled != 0)
+			if err == nil {
+				s.noticeShared(ctx, info, "setval")
+			}
 			return err
 		})
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/seqshim/seqshim/seqcache"
 	"github.com/seqshim/seqshim/sequence"
@@ -152,14 +153,17 @@ func (s *Session[A]) setView(ctx context.Context, name string, ownedBy *string, 
 
 // alterStore applies ALTER SEQUENCE clauses to store sequence name: the
 // counter's (shared by every database) with the store's Alter, this
-// database's OWNED BY and column defaults to its view.
+// database's OWNED BY and column defaults to its view. A change of a
+// counter other databases share is told to the client in a notice.
 func (s *Session[A]) alterStore(ctx context.Context, name string, c sequence.Clauses) error {
 	ownedBy, defaults := c.OwnedBy, c.Defaults
 	c.OwnedBy, c.Defaults = nil, nil
 	if c != (sequence.Clauses{}) {
-		if _, err := s.eng.store.Alter(ctx, name, c); err != nil {
+		info, err := s.eng.store.Alter(ctx, name, c)
+		if err != nil {
 			return err
 		}
+		s.noticeShared(ctx, info, "ALTER SEQUENCE")
 	}
 	if ownedBy != nil || defaults != nil {
 		return s.setView(ctx, name, ownedBy, defaults)
@@ -233,4 +237,24 @@ func (s *Session[A]) sharedCounter(ctx context.Context, name string, spec sequen
 		return false, sequence.CounterError(name, info.Spec, info.Spec.Members)
 	}
 	return true, nil
+}
+
+// noticeShared tells the client, in a NOTICE as PostgreSQL's own, that what
+// it did to sequence info (ALTER SEQUENCE, setval) changed the counter
+// other databases share: they see it too. Sent on the session's database,
+// it costs a round trip, only for shared counters.
+func (s *Session[A]) noticeShared(ctx context.Context, info sequence.Info, what string) {
+	if s.db == nil || !s.others(info) {
+		return
+	}
+	var dbs []string
+	for _, m := range info.Spec.Members {
+		if m.DB != s.dbID {
+			dbs = append(dbs, m.DB)
+		}
+	}
+	msg := fmt.Sprintf("seqshim: %s changed the counter of sequence %q for the other databases that share it too (%s): they draw from one id space",
+		what, sequence.RelName(info.Name), strings.Join(dbs, ", "))
+	// A notice that cannot be sent changes nothing: the change stands.
+	_, _ = s.db.Exec(ctx, raiseSQL("NOTICE", "00000", msg))
 }

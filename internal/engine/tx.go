@@ -60,20 +60,21 @@ func (s *Session[A]) Fail(ctx context.Context, err error) error {
 	defer cancel()
 	// The raise is expected to fail; if it could not be sent, the session
 	// is broken and the database driver reports so on its next use.
-	_, _ = s.db.Exec(ctx, raiseSQL(code, msg))
+	_, _ = s.db.Exec(ctx, raiseSQL("EXCEPTION", code, msg))
 	return err
 }
 
-// raiseSQL is a statement that fails with SQLSTATE code and message msg.
+// raiseSQL is a statement that raises msg at level (EXCEPTION: it fails
+// with SQLSTATE code; NOTICE: the client gets a notice).
 // The message is an E'…' literal, read alike whatever
 // standard_conforming_strings says, inside a dollar quote whose tag it does
 // not contain.
-func raiseSQL(code, msg string) string {
+func raiseSQL(level, code, msg string) string {
 	if len(code) != 5 || strings.ContainsFunc(code, func(r rune) bool { return (r < '0' || r > '9') && (r < 'A' || r > 'Z') }) {
 		code = codeRaiseException
 	}
 	msg = strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\x00", "").Replace(msg)
-	body := "BEGIN RAISE EXCEPTION USING ERRCODE = '" + code + "', MESSAGE = E'" + msg + "'; END"
+	body := "BEGIN RAISE " + level + " USING ERRCODE = '" + code + "', MESSAGE = E'" + msg + "'; END"
 	tag := "$seqshim$"
 	for strings.Contains(body, tag) {
 		tag = tag[:len(tag)-1] + "x$"

@@ -34,7 +34,7 @@ func TestPGRaiseSQL(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, tt := range tests {
-			_, err := pc.Exec(ctx, raiseSQL(tt.code, tt.msg))
+			_, err := pc.Exec(ctx, raiseSQL("EXCEPTION", tt.code, tt.msg))
 			var pe *pgconn.PgError
 			if !errors.As(err, &pe) || pe.Code != tt.wantCode || pe.Message != tt.msg {
 				t.Errorf("standard_conforming_strings=%s: raiseSQL(%q, %q): %v, want %s %q", scs, tt.code, tt.msg, err, tt.wantCode, tt.msg)
