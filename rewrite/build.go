@@ -1,17 +1,28 @@
 package rewrite
 
 import (
-	"github.com/seqshim/seqshim/sequence"
+	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // build plans sql from scratch.
 func build(d Dialect, sql string) *Plan {
-	if strings.IndexByte(sql, 0) >= 0 {
+	if i := strings.IndexByte(sql, 0); i >= 0 {
 		// No database accepts a NUL byte in SQL text, and lexers disagree
-		// on what it separates: leave the error to the database.
-		return passThroughPlan
+		// on what it separates: PostgreSQL refuses the whole message
+		// (08P01) before it reads any of it; the others may stop at it.
+		if d == Postgres {
+			return passThroughPlan
+		}
+		return rejectPlan(sql, syntaxErr("seqshim: syntax error: a NUL byte at offset %d; nothing of the text was run", i))
+	}
+	if d == Postgres && !utf8.ValidString(sql) {
+		// PostgreSQL refuses the whole string (22021) before it parses it.
+		return rejectPlan(sql, invalidEncoding(sql))
 	}
 	l := lex(d, sql)
 	if l.unreadable() {
@@ -46,16 +57,59 @@ func build(d Dialect, sql string) *Plan {
 // sequence call in it is ever evaluated by the database. MySQL and SQLite
 // run the statements of a string one after the other, so an earlier one
 // could run there before the error: seqshim refuses the text itself.
+//
+// A control character is the exception: PostgreSQL before version 16 reads
+// a vertical tab as a token (a syntax error), later versions as white
+// space, so a text the database might run is refused by seqshim, with the
+// error of the versions that refuse it.
 func unreadablePlan(d Dialect, l *lexer) *Plan {
 	if d == Postgres {
-		return passThroughPlan
+		if l.open || l.unbalanced {
+			return passThroughPlan
+		}
+		return rejectPlan(l.s, syntaxErr(`syntax error at or near "%s"`, l.s[l.stray-1:l.stray]))
 	}
 	what := "unbalanced parentheses"
 	if l.open {
 		what = "an unterminated literal, quoted identifier or comment"
 	}
-	err := syntaxErr("seqshim: syntax error: %s; nothing of the text was run", what)
-	return &Plan{Err: err, Statements: []Statement{{Kind: Reject, Text: l.s, Err: err}}}
+	return rejectPlan(l.s, syntaxErr("seqshim: syntax error: %s; nothing of the text was run", what))
+}
+
+// rejectPlan is the plan of a text refused whole with err.
+func rejectPlan(sql string, err error) *Plan {
+	return &Plan{Err: err, Statements: []Statement{{Kind: Reject, Text: sql, Err: err}}}
+}
+
+// invalidEncoding is PostgreSQL's error for a text that is not UTF-8 (its
+// client encoding with pgx), naming the bytes of the first bad character
+// as its report_invalid_encoding does.
+func invalidEncoding(sql string) error {
+	i := 0
+	for i < len(sql) {
+		r, n := utf8.DecodeRuneInString(sql[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	n := 1 // pg_utf_mblen: the length the first byte announces
+	switch c := sql[i]; {
+	case c&0xe0 == 0xc0:
+		n = 2
+	case c&0xf0 == 0xe0:
+		n = 3
+	case c&0xf8 == 0xf0:
+		n = 4
+	}
+	var b strings.Builder
+	for j := i; j < i+n && j < len(sql); j++ {
+		if j > i {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "0x%02x", sql[j])
+	}
+	return sqlError(codeCharacterNotInRepertoire, `invalid byte sequence for encoding "UTF8": %s`, b.String())
 }
 
 // span is one statement: tokens [a, b) and text [start, end), terminated

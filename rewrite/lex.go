@@ -30,14 +30,16 @@ type token struct {
 // lexer splits SQL text into tokens by the rules of one dialect. It never
 // fails: an unterminated literal, identifier or comment runs to the end of
 // the text and sets open, a ')' without its '(' or a '(' without its ')'
-// sets unbalanced, and the planner then treats the text as one it cannot
-// read ([lexer.unreadable]).
+// sets unbalanced, a control character outside literals and comments sets
+// stray (PostgreSQL only), and the planner then treats the text as one it
+// cannot read ([lexer.unreadable]).
 type lexer struct {
 	d          Dialect
 	s          string
 	toks       []token
 	open       bool  // unterminated literal, quoted identifier or comment
 	unbalanced bool  // parentheses that do not pair up
+	stray      int   // offset+1 of the first control character outside literals and comments (PostgreSQL), or 0
 	depth      int   // '(' not yet closed
 	exec       bool  // inside MySQL's /*! … */
 	marks      []int // offsets of the /*! and */ markers around MySQL's executed comments
@@ -70,7 +72,16 @@ func (l *lexer) run() {
 	for i < len(s) {
 		c := s[i]
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' && l.d != Postgres:
+			i++
+		case (c < ' ' || c == 0x7f) && l.d == Postgres:
+			// PostgreSQL's scanner reads any other control character
+			// (\v too, before version 16) as a token of its own, which no
+			// statement accepts: a syntax error.
+			if l.stray == 0 {
+				l.stray = i + 1
+			}
+			l.add(tPunct, i, i+1)
 			i++
 		case c == '-' && i+1 < len(s) && s[i+1] == '-' && (l.d != MySQL || i+2 >= len(s) || s[i+2] <= ' '):
 			i = l.lineComment(i)
@@ -154,9 +165,10 @@ func (l *lexer) run() {
 
 // unreadable reports whether the text is malformed in a way the database
 // refuses as a syntax error: an unterminated literal, quoted identifier or
-// comment, or parentheses that do not pair up. The statement analysis
-// relies on balanced parentheses, and never sees such a text.
-func (l *lexer) unreadable() bool { return l.open || l.unbalanced }
+// comment, parentheses that do not pair up, or (PostgreSQL) a control
+// character outside literals and comments. The statement analysis relies
+// on balanced parentheses, and never sees such a text.
+func (l *lexer) unreadable() bool { return l.open || l.unbalanced || l.stray > 0 }
 
 func (l *lexer) lineComment(i int) int {
 	end := strings.IndexByte(l.s[i:], '\n')
