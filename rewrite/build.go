@@ -28,9 +28,15 @@ func build(d Dialect, sql string) *Plan {
 	if l.unreadable() {
 		return unreadablePlan(d, l)
 	}
+	spans := split(l)
+	if d == Postgres {
+		if err := visibleSyntaxError(l, spans); err != nil {
+			return rejectPlan(sql, err)
+		}
+	}
 	p := &Plan{NumParams: l.params}
 	calls := 0
-	for _, r := range split(l) {
+	for _, r := range spans {
 		st := analyze(l, r)
 		st.dialect, st.params = d, l.params
 		if st.Kind == Rewrite {
@@ -57,23 +63,85 @@ func build(d Dialect, sql string) *Plan {
 // sequence call in it is ever evaluated by the database. MySQL and SQLite
 // run the statements of a string one after the other, so an earlier one
 // could run there before the error: seqshim refuses the text itself.
-//
-// A control character is the exception: PostgreSQL before version 16 reads
-// a vertical tab as a token (a syntax error), later versions as white
-// space, so a text the database might run is refused by seqshim, with the
-// error of the versions that refuse it.
 func unreadablePlan(d Dialect, l *lexer) *Plan {
 	if d == Postgres {
-		if l.open || l.unbalanced {
-			return passThroughPlan
-		}
-		return rejectPlan(l.s, syntaxErr(`syntax error at or near "%s"`, l.s[l.stray-1:l.stray]))
+		return passThroughPlan
 	}
 	what := "unbalanced parentheses"
 	if l.open {
 		what = "an unterminated literal, quoted identifier or comment"
 	}
 	return rejectPlan(l.s, syntaxErr("seqshim: syntax error: %s; nothing of the text was run", what))
+}
+
+// statementStarts are the words a PostgreSQL statement starts with (the
+// first keywords of gram.y's stmt), besides '(' of a parenthesised query.
+var statementStarts = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`abort alter analyse analyze begin call checkpoint close cluster comment commit copy
+		create deallocate declare delete discard do drop end execute explain fetch grant import insert listen load lock
+		merge move notify prepare reassign refresh reindex release reset revoke rollback savepoint security select set
+		show start table truncate unlisten update vacuum values with`) {
+		statementStarts[w] = true
+	}
+}
+
+// danglingWords are reserved words no PostgreSQL statement ends with.
+// (AND and OR may: since version 14 they are bare column labels, as in
+// SELECT 1 AND.)
+var danglingWords = []string{"as", "from", "where"}
+
+// visibleSyntaxError returns PostgreSQL's 42601 for a syntax error the
+// tokens show (statements of a readable text in the postgres dialect): a
+// statement that starts with something other than a statement's first
+// keyword or '(', that ends with a comma, an operator (PostgreSQL has no
+// postfix operators since version 14; '*' ends SELECT *), a cast or a
+// word that needs something after it, or that has a ';' inside
+// parentheses (only the actions of CREATE RULE may). PostgreSQL refuses such a string
+// whole, before it runs any of it: nothing may be drawn or changed for
+// it. The many errors the tokens do not show are the database's to report,
+// after seqshim did the sequence work of the statements it read.
+//
+// seqshim refuses the text itself rather than pass it through, so that a
+// later PostgreSQL that accepts more (a new statement) never evaluates a
+// call in it from its own sequence.
+func visibleSyntaxError(l *lexer, spans []span) error {
+	for _, sp := range spans {
+		first := l.toks[sp.a]
+		if !l.punct(first, '(') && !(first.kind == tIdent && statementStarts[strings.ToLower(l.text(first))]) {
+			return syntaxErr(`syntax error at or near "%s"`, l.text(first))
+		}
+		if !l.is(first, "create") {
+			for _, t := range l.toks[sp.a:sp.b] {
+				if l.punct(t, ';') {
+					return syntaxErr(`syntax error at or near ";"`)
+				}
+			}
+		}
+		last := l.toks[sp.b-1]
+		dangling := last.kind == tCast
+		switch {
+		case last.kind == tPunct && last.end-last.start == 1:
+			dangling = strings.IndexByte(",+-/<>=~!@#%^&|?:.$", l.s[last.start]) >= 0
+		case last.kind == tIdent:
+			for _, w := range danglingWords {
+				dangling = dangling || l.is(last, w)
+			}
+		}
+		if dangling {
+			if sp.terminated {
+				return syntaxErr(`syntax error at or near ";"`)
+			}
+			return syntaxErr("syntax error at end of input")
+		}
+	}
+	if l.vtab {
+		// PostgreSQL before version 16 reads a vertical tab as a token (a
+		// syntax error), later versions as white space.
+		return syntaxErr("syntax error at or near \"\v\"")
+	}
+	return nil
 }
 
 // rejectPlan is the plan of a text refused whole with err.
@@ -120,12 +188,13 @@ type span struct {
 	terminated bool
 }
 
-// split cuts the token stream at ';', except inside the BEGIN … END body of
+// split cuts the token stream at ';', except inside parentheses (the
+// actions of CREATE RULE … DO (…; …)) and inside the BEGIN … END body of
 // a CREATE statement (SQL-standard function bodies, triggers, procedures).
 // Spans without tokens (white space, comments) are dropped.
 func split(l *lexer) []span {
 	var out []span
-	a, start, depth := 0, 0, 0
+	a, start, depth, parens := 0, 0, 0, 0
 	creating := false
 	for i := 0; i < len(l.toks); i++ {
 		t := l.toks[i]
@@ -152,7 +221,12 @@ func split(l *lexer) []span {
 				depth--
 			}
 		}
-		if depth == 0 && l.punct(t, ';') {
+		if l.punct(t, '(') {
+			parens++
+		} else if l.punct(t, ')') {
+			parens--
+		}
+		if depth == 0 && parens <= 0 && l.punct(t, ';') {
 			if i > a {
 				out = append(out, span{a: a, b: i, start: start, end: t.start, terminated: true})
 			}

@@ -116,13 +116,14 @@ func checkPlan(t *testing.T, d Dialect, sql string) {
 	}
 }
 
-// checkUnreadable checks what becomes of a text the lexer cannot read: in
-// PostgreSQL it passes through whole, as the database refuses it before it
-// runs any of it (a NUL byte, an unterminated literal or comment,
-// parentheses that do not pair up), or seqshim refuses it (22021 for a
-// text that is not UTF-8, 42601 for a control character, which
-// PostgreSQL 16 reads as white space); elsewhere seqshim refuses it with
-// 42601. A text with a trigger word only: the others pass through.
+// checkUnreadable checks what becomes of a text the lexer cannot read or
+// whose tokens show a syntax error: in PostgreSQL it passes through whole,
+// as the database refuses it before it runs any of it (a NUL byte, an
+// unterminated literal or comment, parentheses that do not pair up, a
+// control character), or seqshim refuses it whole (22021 for a text that
+// is not UTF-8, 42601 for a syntax error the tokens show or a vertical
+// tab); elsewhere seqshim refuses it with 42601. A text with a trigger word
+// only: the others pass through.
 func checkUnreadable(t *testing.T, d Dialect, sql string, p *Plan) {
 	if !mayTrigger(sql) {
 		return
@@ -135,10 +136,14 @@ func checkUnreadable(t *testing.T, d Dialect, sql string, p *Plan) {
 		}
 	case d == Postgres && !utf8.ValidString(sql):
 		code = codeCharacterNotInRepertoire
-	case !l.unreadable():
-		return // a text it reads: the other checks
-	case d != Postgres || !l.open && !l.unbalanced:
+	case l.unreadable():
+		if d != Postgres {
+			code = sequence.CodeSyntaxError
+		}
+	case d == Postgres && visibleSyntaxError(l, split(l)) != nil:
 		code = sequence.CodeSyntaxError
+	default:
+		return // a text it reads: the other checks
 	}
 	if code == "" {
 		if !p.PassThrough() {

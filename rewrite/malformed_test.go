@@ -11,8 +11,9 @@ import (
 // any statement, never have a call served. PostgreSQL refuses a text that
 // is not UTF-8 with 22021 (seqshim says so itself, with PostgreSQL's
 // message), and a control character outside literals and comments with
-// 42601 (before version 16 for a vertical tab, which seqshim refuses
-// whatever the version: a later one would run the call itself); MySQL and
+// 42601 (the text passes through; a vertical tab only before version 16,
+// so seqshim refuses that one itself: a later version would run the call
+// from its own sequence); MySQL and
 // SQLite get 42601 for a NUL byte, which PostgreSQL refuses at the protocol
 // level (the text passes through).
 func TestMalformedRefused(t *testing.T) {
@@ -27,8 +28,8 @@ func TestMalformedRefused(t *testing.T) {
 		{Postgres, "SELECT nextval('s'), '\xf0\x9f\x98'", "22021", `invalid byte sequence for encoding "UTF8": 0xf0 0x9f 0x98 0x27`},
 		{Postgres, "SELECT nextval('s'), '\xed\xa0\x80'", "22021", `invalid byte sequence for encoding "UTF8": 0xed 0xa0 0x80`},
 		{Postgres, "SELECT\vnextval('s')", "42601", "syntax error at or near \"\v\""},
-		{Postgres, "SELECT nextval('s')\x01", "42601", "syntax error at or near \"\x01\""},
-		{Postgres, "SELECT nextval('s')\x7f", "42601", "syntax error at or near \"\x7f\""},
+		{Postgres, "SELECT nextval('s')\x01", "pass", ""},
+		{Postgres, "SELECT nextval('s')\x7f", "pass", ""},
 		{Postgres, "SELECT nextval('s'), '\x01\v' /* \x02 */ -- \x03", "", ""}, // inside literals and comments
 		{Postgres, "SELECT nextval('s')\x01, (", "pass", ""},                   // unbalanced: the database's error
 		{Postgres, "SELECT nextval('s'); SELECT 1\x00", "pass", ""},
@@ -52,6 +53,58 @@ func TestMalformedRefused(t *testing.T) {
 		var se *sequence.Error
 		if !errors.As(p.Err, &se) || se.Code != tc.code || se.Message != tc.msg || len(p.Statements) != 1 || p.Statements[0].Kind != Reject {
 			t.Errorf("%s %q: %v (%+v), want %s %s", tc.d, tc.sql, p.Err, p.Statements, tc.code, tc.msg)
+		}
+	}
+}
+
+// TestVisibleSyntaxError: a syntax error the tokens show makes PostgreSQL
+// refuse the whole string before it runs any of it, so seqshim refuses it
+// with 42601 and draws nothing, even when the error is in a statement
+// after the call; valid texts that look alike are read as usual (each
+// checked on PostgreSQL 15).
+func TestVisibleSyntaxError(t *testing.T) {
+	for _, tc := range []struct {
+		sql string
+		msg string // "": read (served, or refused for another reason: 0A000 per row)
+	}{
+		{"SELEC nextval('s')", `syntax error at or near "SELEC"`},
+		{"SELECT nextval('s'); SELEC 1", `syntax error at or near "SELEC"`},
+		{"'x' SELECT nextval('s')", `syntax error at or near "'x'"`},
+		{`"SELECT" nextval('s')`, `syntax error at or near ""SELECT""`},
+		{"nextval('s')", `syntax error at or near "nextval"`},
+		{"$1 SELECT nextval('s')", `syntax error at or near "$1"`},
+		{"SELECT nextval('s') +", "syntax error at end of input"},
+		{"SELECT nextval('s'),", "syntax error at end of input"},
+		{"SELECT nextval('s') AS", "syntax error at end of input"},
+		{"SELECT nextval('s') FROM", "syntax error at end of input"},
+		{"SELECT nextval('s') WHERE", "syntax error at end of input"},
+		{"SELECT nextval('s')::", "syntax error at end of input"},
+		{"SELECT nextval('s') !", "syntax error at end of input"},
+		{"SELECT nextval('s'), t.", "syntax error at end of input"},
+		{"SELECT nextval('s'); SELECT 1 +; SELECT 2", `syntax error at or near ";"`},
+		{"SELECT (SELECT nextval('s'); SELECT 2)", `syntax error at or near ";"`},
+		{"SELECT nextval('s'),\vnextval('s')", "syntax error at or near \"\v\""},
+		{"SELECT nextval('s') AND", ""}, // AND is a bare column label
+		{"SELECT nextval('s') OR", ""},
+		{"SELECT nextval('s'), * FROM t", ""},
+		{"SELECT t.*, nextval('s') FROM t ORDER BY 1 DESC", ""},
+		{"(SELECT nextval('s'))", ""},
+		{"VALUES (nextval('s'))", ""},
+		{"WITH x AS (SELECT nextval('s')) SELECT * FROM x", ""},
+		{"SELECT nextval('s') AS \"as\", nextval('s') \"from\"", ""},
+		{"CREATE RULE r AS ON INSERT TO t DO ALSO (NOTIFY a; NOTIFY b); SELECT nextval('s')", ""},
+		{"ANALYSE t; SELECT nextval('s')", ""},
+		{"SELECT nextval('s') FROM t WHERE a[1:2] = b[1]", ""},
+	} {
+		p := Build(Postgres, tc.sql)
+		var se *sequence.Error
+		switch {
+		case tc.msg == "":
+			if errors.As(p.Err, &se) && se.Code == sequence.CodeSyntaxError || p.PassThrough() {
+				t.Errorf("%q: %v, %+v; want a call read", tc.sql, p.Err, p.Statements)
+			}
+		case !errors.As(p.Err, &se) || se.Code != sequence.CodeSyntaxError || se.Message != tc.msg || len(p.Statements) != 1 || p.Statements[0].Text != tc.sql:
+			t.Errorf("%q: %v (%+v), want 42601 %s", tc.sql, p.Err, p.Statements, tc.msg)
 		}
 	}
 }
