@@ -87,17 +87,20 @@ func init() {
 	}
 }
 
-// danglingWords are reserved words no PostgreSQL statement ends with.
-// (AND and OR may: since version 14 they are bare column labels, as in
-// SELECT 1 AND.)
-var danglingWords = []string{"as", "from", "where"}
+// danglingWords are reserved words no PostgreSQL statement ends with: each
+// needs what follows it. (Most other keywords may end one: since version
+// 14 they are bare column labels, as in SELECT 1 AND; ON and TO end SET x
+// TO on.)
+var danglingWords = []string{"as", "from", "where", "into", "returning", "having", "limit", "offset",
+	"union", "intersect", "except", "group", "order", "window"}
 
 // visibleSyntaxError returns PostgreSQL's 42601 for a syntax error the
 // tokens show (statements of a readable text in the postgres dialect): a
 // statement that starts with something other than a statement's first
 // keyword or '(', that ends with a comma, an operator (PostgreSQL has no
 // postfix operators since version 14; '*' ends SELECT *), a cast or a
-// word that needs something after it, or that has a ';' inside
+// reserved word that needs something after it (AS, FROM, WHERE, …), or
+// that has a ';' inside
 // parentheses (only the actions of CREATE RULE may). PostgreSQL refuses such a string
 // whole, before it runs any of it: nothing may be drawn or changed for
 // it. The many errors the tokens do not show are the database's to report,

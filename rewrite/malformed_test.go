@@ -84,6 +84,8 @@ func TestVisibleSyntaxError(t *testing.T) {
 		{"SELECT nextval('s'); SELECT 1 +; SELECT 2", `syntax error at or near ";"`},
 		{"SELECT (SELECT nextval('s'); SELECT 2)", `syntax error at or near ";"`},
 		{"SELECT nextval('s'),\vnextval('s')", "syntax error at or near \"\v\""},
+		{"INSERT INTO t VALUES (nextval('s')) RETURNING", "syntax error at end of input"},
+		{"SELECT nextval('s') FROM t ORDER", "syntax error at end of input"},
 		{"SELECT nextval('s') AND", ""}, // AND is a bare column label
 		{"SELECT nextval('s') OR", ""},
 		{"SELECT nextval('s'), * FROM t", ""},
