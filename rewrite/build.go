@@ -482,11 +482,13 @@ func (s *stmt) callAt(i int) (found, bool) {
 	}
 	// [pg_catalog.]func(args)
 	j := i
-	if s.is(i, "pg_catalog") && s.punct(i+1, '.') {
+	if s.funcWord(i) == "pg_catalog" && s.punct(i+1, '.') {
 		j = i + 2
 	}
-	if fn, ok := seqFuncs[strings.ToLower(s.text(j))]; ok && t.kind == tIdent && s.tok(j).kind == tIdent && s.punct(j+1, '(') {
-		return s.funcCall(fn, i, j)
+	if w := s.funcWord(j); w != "" && s.punct(j+1, '(') && (w != "getnextsequencevalue" || s.tok(j).kind == tIdent) {
+		if fn, ok := seqFuncs[w]; ok {
+			return s.funcCall(fn, i, j)
+		}
 	}
 	// name.NEXTVAL, name.CURRVAL
 	parts := s.chain(i)
@@ -506,6 +508,27 @@ func (s *stmt) callAt(i int) (found, bool) {
 		}
 	}
 	return found{}, false
+}
+
+// funcWord is the name token i gives a function (or its schema) as
+// PostgreSQL resolves it: an unquoted word folded to lower case, and in
+// PostgreSQL a quoted identifier as written ("nextval"('s') is nextval,
+// which the database would otherwise evaluate from its own sequence;
+// "NEXTVAL" is another function). "" for anything else.
+func (s *stmt) funcWord(i int) string {
+	switch t := s.tok(i); {
+	case t.kind == tIdent:
+		return strings.ToLower(s.text(i))
+	case t.kind == tQIdent && s.l.d == Postgres:
+		txt := s.text(i)
+		if txt[0] == '"' {
+			return strings.ReplaceAll(txt[1:len(txt)-1], `""`, `"`)
+		}
+		if v, ok := unescapeUnicode(strings.ReplaceAll(txt[3:len(txt)-1], `""`, `"`)); ok { // U&"…"
+			return v
+		}
+	}
+	return ""
 }
 
 func (s *stmt) newFound(fn Func, ts, te int, column string) found {

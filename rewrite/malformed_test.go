@@ -110,3 +110,40 @@ func TestVisibleSyntaxError(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotedFunctionNames: PostgreSQL calls its nextval for "nextval"('s')
+// too, from its own sequence: the quoted forms are calls like the others.
+// "NEXTVAL" names another function, which the database reports missing.
+func TestQuotedFunctionNames(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		fn   Func // 0: passed through
+		name string
+	}{
+		{`SELECT "nextval"('s')`, Nextval, "s"},
+		{`SELECT "pg_catalog".nextval('s')`, Nextval, "s"},
+		{`SELECT pg_catalog."setval"('s', 5)`, Setval, "s"},
+		{`SELECT "pg_catalog"."currval"('s')`, Currval, "s"},
+		{`SELECT U&"nextval"('s')`, Nextval, "s"},
+		{`SELECT U&"\006Eextval"('s')`, Nextval, "s"},
+		{`SELECT "NEXTVAL"('s')`, 0, ""},
+		{`SELECT "getnextsequencevalue"('s')`, 0, ""},
+		{`SELECT "PG_CATALOG".nextval('s')`, 0, ""},
+	} {
+		p := Build(Postgres, tc.sql)
+		if tc.fn == 0 {
+			if !p.PassThrough() {
+				t.Errorf("%s: not passed through: %+v", tc.sql, p.Statements)
+			}
+			continue
+		}
+		if len(p.Statements) != 1 || len(p.Statements[0].Calls) != 1 {
+			t.Errorf("%s: %+v, want one call", tc.sql, p.Statements)
+			continue
+		}
+		st := p.Statements[0]
+		if c := st.Calls[0]; c.Func != tc.fn || c.Name != tc.name || st.Kind != Local || st.Columns[0] != tc.fn.String() {
+			t.Errorf("%s: %v %+v columns %q, want Local %v of %s", tc.sql, st.Kind, c, st.Columns, tc.fn, tc.name)
+		}
+	}
+}
