@@ -71,6 +71,11 @@ var malformedCorpus = []string{
 	"SELECT nextval('{s}') AS",
 	"SELECT nextval('{s}') FROM",
 	"SELECT nextval('{s}')::",
+	"SELECT nextval('{s}'),, 1",
+	"SELECT setval('{s}', 5, )",
+	"INSERT INTO {u} VALUES ()",
+	"INSERT INTO {u} (v) VALUES ('x', )",
+	"INSERT INTO {u} (v) VALUES ('x'), ()",
 	"INSERT INTO {t} VALUES (nextval('{s}'), 'x') RETURNING",
 
 	"SELECT nextval('{s}'); SELECT nextval(",

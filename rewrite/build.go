@@ -99,8 +99,8 @@ var danglingWords = []string{"as", "from", "where", "into", "returning", "having
 // statement that starts with something other than a statement's first
 // keyword or '(', that ends with a comma, an operator (PostgreSQL has no
 // postfix operators since version 14; '*' ends SELECT *), a cast or a
-// reserved word that needs something after it (AS, FROM, WHERE, …), or
-// that has a ';' inside
+// reserved word that needs something after it (AS, FROM, WHERE, …), that
+// has an empty element in a list (a,, b; f(a, )), or that has a ';' inside
 // parentheses (only the actions of CREATE RULE may). PostgreSQL refuses such a string
 // whole, before it runs any of it: nothing may be drawn or changed for
 // it. The many errors the tokens do not show are the database's to report,
@@ -115,10 +115,16 @@ func visibleSyntaxError(l *lexer, spans []span) error {
 		if !l.punct(first, '(') && !(first.kind == tIdent && statementStarts[strings.ToLower(l.text(first))]) {
 			return syntaxErr(`syntax error at or near "%s"`, l.text(first))
 		}
-		if !l.is(first, "create") {
-			for _, t := range l.toks[sp.a:sp.b] {
-				if l.punct(t, ';') {
-					return syntaxErr(`syntax error at or near ";"`)
+		for i := sp.a; i < sp.b; i++ {
+			t := l.toks[i]
+			if l.punct(t, ';') && !l.is(first, "create") {
+				return syntaxErr(`syntax error at or near ";"`)
+			}
+			// No list of PostgreSQL's has an empty element: f(a, ),
+			// (, a), a,, b are syntax errors.
+			if i+1 < sp.b && (l.punct(t, ',') || l.punct(t, '(') || l.punct(t, '[')) {
+				if n := l.toks[i+1]; l.punct(n, ',') || l.punct(t, ',') && (l.punct(n, ')') || l.punct(n, ']')) {
+					return syntaxErr(`syntax error at or near "%s"`, l.text(n))
 				}
 			}
 		}

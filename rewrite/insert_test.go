@@ -60,6 +60,12 @@ func TestInjectDefaults(t *testing.T) {
 		{"COPY sr FROM STDIN", "COPY sr FROM STDIN"},
 		{"COPY sr (a, id) FROM STDIN", "COPY sr (a, id) FROM STDIN"},
 		{"INSERT INTO sr (a) VALUES ('it''s -- not a comment')", "INSERT INTO sr (a, id) VALUES ('it''s -- not a comment', " + sr + ")"},
+		// The database's syntax errors: nothing injected, which would draw.
+		{"INSERT INTO sr VALUES ()", "INSERT INTO sr VALUES ()"},
+		{"INSERT INTO sr () VALUES ()", "INSERT INTO sr () VALUES ()"},
+		{"INSERT INTO sr (a) VALUES ('x', )", "INSERT INTO sr (a) VALUES ('x', )"},
+		{"INSERT INTO sr (a) VALUES ('x'), ()", "INSERT INTO sr (a) VALUES ('x'), ()"},
+		{"INSERT INTO \"\x00\" VALUES (1)", "INSERT INTO \"\x00\" VALUES (1)"},
 	} {
 		got, changed, err := InjectDefaults(Postgres, tc.in, injectTables)
 		if tc.want == "" {

@@ -84,6 +84,10 @@ func TestVisibleSyntaxError(t *testing.T) {
 		{"SELECT nextval('s'); SELECT 1 +; SELECT 2", `syntax error at or near ";"`},
 		{"SELECT (SELECT nextval('s'); SELECT 2)", `syntax error at or near ";"`},
 		{"SELECT nextval('s'),\vnextval('s')", "syntax error at or near \"\v\""},
+		{"SELECT nextval('s'),, 1", `syntax error at or near ","`},
+		{"SELECT setval('s', 5, )", `syntax error at or near ")"`},
+		{"INSERT INTO t VALUES (, nextval('s'))", `syntax error at or near ","`},
+		{"SELECT ARRAY[nextval('s'), ]", `syntax error at or near "]"`},
 		{"INSERT INTO t VALUES (nextval('s')) RETURNING", "syntax error at end of input"},
 		{"SELECT nextval('s') FROM t ORDER", "syntax error at end of input"},
 		{"SELECT nextval('s') AND", ""}, // AND is a bare column label
@@ -97,6 +101,7 @@ func TestVisibleSyntaxError(t *testing.T) {
 		{"CREATE RULE r AS ON INSERT TO t DO ALSO (NOTIFY a; NOTIFY b); SELECT nextval('s')", ""},
 		{"ANALYSE t; SELECT nextval('s')", ""},
 		{"SELECT nextval('s') FROM t WHERE a[1:2] = b[1]", ""},
+		{"SELECT nextval('s'), f(a, (b), [c], ','), ARRAY[1, 2]", ""},
 	} {
 		p := Build(Postgres, tc.sql)
 		var se *sequence.Error
