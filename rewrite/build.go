@@ -1,7 +1,6 @@
 package rewrite
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -22,7 +21,7 @@ func build(d Dialect, sql string) *Plan {
 	}
 	if d == Postgres && !utf8.ValidString(sql) {
 		// PostgreSQL refuses the whole string (22021) before it parses it.
-		return rejectPlan(sql, invalidEncoding(sql))
+		return rejectPlan(sql, sequence.InvalidEncodingError(sql))
 	}
 	l := lex(d, sql)
 	if l.unreadable() {
@@ -100,7 +99,8 @@ var danglingWords = []string{"as", "from", "where", "into", "returning", "having
 // keyword or '(', that ends with a comma, an operator (PostgreSQL has no
 // postfix operators since version 14; '*' ends SELECT *), a cast or a
 // reserved word that needs something after it (AS, FROM, WHERE, …), that
-// has an empty element in a list (a,, b; f(a, )), or that has a ';' inside
+// has an empty element in a list (a,, b; f(a, )) or a zero-length quoted
+// identifier (""), or that has a ';' inside
 // parentheses (only the actions of CREATE RULE may). PostgreSQL refuses such a string
 // whole, before it runs any of it: nothing may be drawn or changed for
 // it. The many errors the tokens do not show are the database's to report,
@@ -117,6 +117,9 @@ func visibleSyntaxError(l *lexer, spans []span) error {
 		}
 		for i := sp.a; i < sp.b; i++ {
 			t := l.toks[i]
+			if t.kind == tQIdent && strings.HasSuffix(l.text(t), `""`) && (t.end-t.start == 2 || t.end-t.start == 4 && l.s[t.start+1] == '&') {
+				return syntaxErr(`zero-length delimited identifier at or near "%s"`, l.text(t))
+			}
 			if l.punct(t, ';') && !l.is(first, "create") {
 				return syntaxErr(`syntax error at or near ";"`)
 			}
@@ -156,37 +159,6 @@ func visibleSyntaxError(l *lexer, spans []span) error {
 // rejectPlan is the plan of a text refused whole with err.
 func rejectPlan(sql string, err error) *Plan {
 	return &Plan{Err: err, Statements: []Statement{{Kind: Reject, Text: sql, Err: err}}}
-}
-
-// invalidEncoding is PostgreSQL's error for a text that is not UTF-8 (its
-// client encoding with pgx), naming the bytes of the first bad character
-// as its report_invalid_encoding does.
-func invalidEncoding(sql string) error {
-	i := 0
-	for i < len(sql) {
-		r, n := utf8.DecodeRuneInString(sql[i:])
-		if r == utf8.RuneError && n <= 1 {
-			break
-		}
-		i += n
-	}
-	n := 1 // pg_utf_mblen: the length the first byte announces
-	switch c := sql[i]; {
-	case c&0xe0 == 0xc0:
-		n = 2
-	case c&0xf0 == 0xe0:
-		n = 3
-	case c&0xf8 == 0xf0:
-		n = 4
-	}
-	var b strings.Builder
-	for j := i; j < i+n && j < len(sql); j++ {
-		if j > i {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "0x%02x", sql[j])
-	}
-	return sqlError(codeCharacterNotInRepertoire, `invalid byte sequence for encoding "UTF8": %s`, b.String())
 }
 
 // span is one statement: tokens [a, b) and text [start, end), terminated

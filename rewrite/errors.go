@@ -11,7 +11,6 @@ import (
 const (
 	codeInvalidTextRepresentation = "22P02" // a number that does not parse
 	codeInternalError             = "XX000" // PostgreSQL's own elog(ERROR) code
-	codeCharacterNotInRepertoire  = "22021" // a text that is not valid UTF-8
 )
 
 // unsupported is a 0A000 error: a call seqshim cannot serve where it is.

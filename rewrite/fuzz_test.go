@@ -148,7 +148,7 @@ func checkUnreadable(t *testing.T, d Dialect, sql string, p *Plan) {
 			code = sequence.CodeSyntaxError
 		}
 	case d == Postgres && !utf8.ValidString(sql):
-		code = codeCharacterNotInRepertoire
+		code = sequence.CodeCharacterNotInRepertoire
 	case l.unreadable():
 		if d != Postgres {
 			code = sequence.CodeSyntaxError

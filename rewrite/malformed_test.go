@@ -85,6 +85,8 @@ func TestVisibleSyntaxError(t *testing.T) {
 		{"SELECT (SELECT nextval('s'); SELECT 2)", `syntax error at or near ";"`},
 		{"SELECT nextval('s'),\vnextval('s')", "syntax error at or near \"\v\""},
 		{"SELECT nextval('s'),, 1", `syntax error at or near ","`},
+		{`CREATE SEQUENCE ""`, `zero-length delimited identifier at or near """"`},
+		{`SELECT nextval('s') AS u&""`, `zero-length delimited identifier at or near "u&"""`},
 		{"SELECT setval('s', 5, )", `syntax error at or near ")"`},
 		{"INSERT INTO t VALUES (, nextval('s'))", `syntax error at or near ","`},
 		{"SELECT ARRAY[nextval('s'), ]", `syntax error at or near "]"`},
