@@ -160,6 +160,9 @@ func DecodeDefaults(text string) ([]ColumnDefault, error) {
 	if err := json.Unmarshal([]byte(text), &in); err != nil {
 		return nil, fmt.Errorf("column defaults %q: %w", text, err)
 	}
+	if len(in) == 0 {
+		return nil, nil // [] or null: none, as "" (the stores write "" for none)
+	}
 	out := make([]ColumnDefault, len(in))
 	for i, d := range in {
 		k, err := ParseIdentity(d.Kind)
