@@ -260,8 +260,8 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 		source = 2
 	}
 	t, err := lookup(table, unqualified, listOpen < 0 && source == 1)
-	if err != nil || t == nil {
-		return nil, err
+	if err != nil || t == nil || len(t.Defaults) == 0 {
+		return nil, err // none: DEFAULT VALUES would become () VALUES ()
 	}
 	if source == 2 {
 		given := map[string]bool{}

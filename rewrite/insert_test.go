@@ -107,6 +107,18 @@ func TestInjectDefaultsErrors(t *testing.T) {
 	}
 }
 
+// TestInjectDefaultsNone: a table the lookup returns without defaults
+// has nothing injected (found by FuzzInjectDefaults: DEFAULT VALUES became
+// () VALUES ()).
+func TestInjectDefaultsNone(t *testing.T) {
+	none := func(table string, _, _ bool) (*TableDefaults, error) { return &TableDefaults{Table: table}, nil }
+	for _, in := range []string{"INSERT INTO a DEFAULT VALUES", "INSERT INTO a VALUES (1)", "INSERT INTO a (x) SELECT 1"} {
+		if got, changed, err := InjectDefaults(Postgres, in, none); got != in || changed || err != nil {
+			t.Errorf("%s: %q, %v, %v", in, got, changed, err)
+		}
+	}
+}
+
 func TestMayInject(t *testing.T) {
 	for in, want := range map[string]bool{
 		"INSERT INTO t VALUES (1)": true, "  with x as (select 1) select": true, "update t set a = 1": true,
