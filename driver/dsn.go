@@ -75,6 +75,9 @@ func splitQuery(dsn string) (string, []dsnParam, error) {
 		}
 		out = append(out, dsnParam{key, val})
 	}
+	if len(out) == 0 {
+		return dsn, nil, nil // "seqshim." elsewhere (a value, the fragment): nothing to take out
+	}
 	if err := misplacedStoreParams(dsn[:q], kept, out, fragment); err != nil {
 		return "", nil, err
 	}
@@ -161,6 +164,11 @@ func splitKeywordValue(dsn string) (string, []dsnParam, error) {
 		}
 		if i == len(dsn) || dsn[i] != '=' {
 			return "", nil, fmt.Errorf("seqshim: invalid keyword/value DSN: missing \"=\" after %q", key)
+		}
+		if key == "" {
+			// libpq refuses it too (invalid connection option ""); read
+			// on, the next setting would be taken for its value.
+			return "", nil, fmt.Errorf("seqshim: invalid keyword/value DSN: \"=\" without a keyword at offset %d", i)
 		}
 		i++
 		for i < len(dsn) && isSpace(dsn[i]) {

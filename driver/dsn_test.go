@@ -33,6 +33,9 @@ func TestSplitDSN(t *testing.T) {
 			[]dsnParam{{"seqshim.store", "sqlite:/tmp/my seq.db"}}},
 		{"keyword last", "host=h seqshim.ddl=both", "host=h", []dsnParam{{"seqshim.ddl", "both"}}},
 		{"empty", "", "", nil},
+		// Found by FuzzSplitDSN: "seqshim." that is no parameter leaves the DSN as it is.
+		{"seqshim. elsewhere", "postgres://h/db?a=1&&b=seqshim.x#seqshim.y", "postgres://h/db?a=1&&b=seqshim.x#seqshim.y", nil},
+		{"empty query", "?#?#seqshim.", "?#?#seqshim.", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,6 +58,7 @@ func TestSplitDSNErrors(t *testing.T) {
 		"host=h seqshim.store='memory:",
 		"host=h seqshim.store",
 		"postgres://h/db?seqshim.store=%zz",
+		"host=h = seqshim.store=memory:", // found by FuzzSplitDSN: the setting was the empty keyword's value
 	} {
 		if _, _, err := splitDSN(dsn); err == nil {
 			t.Errorf("splitDSN(%q) succeeded", dsn)

@@ -3,6 +3,7 @@ package driver
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"reflect"
 	"strconv"
@@ -339,9 +340,15 @@ func setRevalidate(p *time.Duration, v string) error {
 	return nil
 }
 
-// setDuration accepts seconds ("10", "0.5") or a Go duration ("250ms").
+// setDuration accepts seconds ("10", "0.5") or a Go duration ("250ms"), up
+// to time.Duration's largest (about 292 years).
 func setDuration(p *time.Duration, v string) error {
-	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		// A float conversion out of range is not an error in Go: it gives
+		// a negative duration (1e300 seconds, Inf).
+		if !(f >= 0 && f*float64(time.Second) < math.MaxInt64) {
+			return fmt.Errorf("want seconds or a duration, got %q", v)
+		}
 		*p = time.Duration(f * float64(time.Second))
 		return nil
 	}

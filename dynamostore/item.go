@@ -197,11 +197,20 @@ func decode(name string, item map[string]types.AttributeValue) (record, error) {
 		}
 		return 0
 	}
+	// Milliseconds a time.Duration holds: more would wrap around.
+	ms := func(attr string) time.Duration {
+		v := opt(attr)
+		if v < 0 || v > int64(math.MaxInt64/time.Millisecond) {
+			d.fail(attr)
+			return 0
+		}
+		return time.Duration(v) * time.Millisecond
+	}
 	r.info.Spec.Policy = sequence.Policy{
-		Buffer:     time.Duration(opt(attrPBuf)) * time.Millisecond,
+		Buffer:     ms(attrPBuf),
 		MinBlock:   opt(attrPMinB),
 		MaxBlock:   opt(attrPMaxB),
-		Revalidate: time.Duration(opt(attrPReval)) * time.Millisecond,
+		Revalidate: ms(attrPReval),
 	}
 	if _, ok := item[attrUDay]; ok {
 		r.info.DayUsage = sequence.Usage{Day: sequence.Day(d.int(attrUDay)), Used: d.int(attrUUsed)}
@@ -221,11 +230,19 @@ func decode(name string, item map[string]types.AttributeValue) (record, error) {
 	}
 	if _, ok := item[attrTok]; ok {
 		r.tok = d.str(attrTok)
+	}
+	if r.tok != "" { // "" is no token: no block to prove
 		r.tokBlock = sequence.Block{First: d.int(attrTokFirst), Step: d.int(attrTokStep), Count: d.int(attrTokCount)}
 		r.tokVer = d.int(attrTokVer)
 	}
 	if d.bad != "" {
 		return record{}, fmt.Errorf("%w %q: attribute %q", errMalformed, name, d.bad)
+	}
+	// A spec no CREATE or ALTER would have written (INCREMENT 0, MINVALUE
+	// above MAXVALUE, a negative policy) is malformed: the block
+	// arithmetic must never see it.
+	if err := r.info.Spec.Validate(); err != nil {
+		return record{}, fmt.Errorf("%w %q: %v", errMalformed, name, err) // not ErrInvalid: nothing the caller gave
 	}
 	return r, nil
 }

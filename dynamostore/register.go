@@ -10,6 +10,10 @@ import (
 // init makes dynamodb:// URLs open with Open.
 func init() {
 	storeurl.Register("dynamodb", func(ctx context.Context, rawurl string) (sequence.Store, error) {
-		return Open(ctx, rawurl)
+		st, err := Open(ctx, rawurl)
+		if err != nil {
+			return nil, err // not a nil *Store in a non-nil sequence.Store
+		}
+		return st, nil
 	})
 }

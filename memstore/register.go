@@ -12,6 +12,10 @@ import (
 func init() {
 	storeurl.Register(Scheme, func(_ context.Context, rawurl string) (sequence.Store, error) {
 		_, rest, _ := strings.Cut(rawurl, ":")
-		return Open(Scheme + ":" + rest)
+		st, err := Open(Scheme + ":" + rest)
+		if err != nil {
+			return nil, err // not a nil *Store in a non-nil sequence.Store
+		}
+		return st, nil
 	})
 }

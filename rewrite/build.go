@@ -1,25 +1,41 @@
 package rewrite
 
 import (
-	"github.com/seqshim/seqshim/sequence"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // build plans sql from scratch.
 func build(d Dialect, sql string) *Plan {
-	if strings.IndexByte(sql, 0) >= 0 {
+	if i := strings.IndexByte(sql, 0); i >= 0 {
 		// No database accepts a NUL byte in SQL text, and lexers disagree
-		// on what it separates: leave the error to the database.
-		return passThroughPlan
+		// on what it separates: PostgreSQL refuses the whole message
+		// (08P01) before it reads any of it; the others may stop at it.
+		if d == Postgres {
+			return passThroughPlan
+		}
+		return rejectPlan(sql, syntaxErr("seqshim: syntax error: a NUL byte at offset %d; nothing of the text was run", i))
+	}
+	if d == Postgres && !utf8.ValidString(sql) {
+		// PostgreSQL refuses the whole string (22021) before it parses it.
+		return rejectPlan(sql, sequence.InvalidEncodingError(sql))
 	}
 	l := lex(d, sql)
 	if l.unreadable() {
 		return unreadablePlan(d, l)
 	}
+	spans := split(l)
+	if d == Postgres {
+		if err := visibleSyntaxError(l, spans); err != nil {
+			return rejectPlan(sql, err)
+		}
+	}
 	p := &Plan{NumParams: l.params}
 	calls := 0
-	for _, r := range split(l) {
+	for _, r := range spans {
 		st := analyze(l, r)
 		st.dialect, st.params = d, l.params
 		if d == Postgres {
@@ -61,8 +77,95 @@ func unreadablePlan(d Dialect, l *lexer) *Plan {
 	if l.open {
 		what = "an unterminated literal, quoted identifier or comment"
 	}
-	err := syntaxErr("seqshim: syntax error: %s; nothing of the text was run", what)
-	return &Plan{Err: err, Statements: []Statement{{Kind: Reject, Text: l.s, Err: err}}}
+	return rejectPlan(l.s, syntaxErr("seqshim: syntax error: %s; nothing of the text was run", what))
+}
+
+// statementStarts are the words a PostgreSQL statement starts with (the
+// first keywords of gram.y's stmt), besides '(' of a parenthesised query.
+var statementStarts = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`abort alter analyse analyze begin call checkpoint close cluster comment commit copy
+		create deallocate declare delete discard do drop end execute explain fetch grant import insert listen load lock
+		merge move notify prepare reassign refresh reindex release reset revoke rollback savepoint security select set
+		show start table truncate unlisten update vacuum values with`) {
+		statementStarts[w] = true
+	}
+}
+
+// danglingWords are reserved words no PostgreSQL statement ends with: each
+// needs what follows it. (Most other keywords may end one: since version
+// 14 they are bare column labels, as in SELECT 1 AND; ON and TO end SET x
+// TO on.)
+var danglingWords = []string{"as", "from", "where", "into", "returning", "having", "limit", "offset",
+	"union", "intersect", "except", "group", "order", "window"}
+
+// visibleSyntaxError returns PostgreSQL's 42601 for a syntax error the
+// tokens show (statements of a readable text in the postgres dialect): a
+// statement that starts with something other than a statement's first
+// keyword or '(', that ends with a comma, an operator (PostgreSQL has no
+// postfix operators since version 14; '*' ends SELECT *), a cast or a
+// reserved word that needs something after it (AS, FROM, WHERE, …), that
+// has an empty element in a list (a,, b; f(a, )) or a zero-length quoted
+// identifier (""), or that has a ';' inside
+// parentheses (only the actions of CREATE RULE may). PostgreSQL refuses such a string
+// whole, before it runs any of it: nothing may be drawn or changed for
+// it. The many errors the tokens do not show are the database's to report,
+// after seqshim did the sequence work of the statements it read.
+//
+// seqshim refuses the text itself rather than pass it through, so that a
+// later PostgreSQL that accepts more (a new statement) never evaluates a
+// call in it from its own sequence.
+func visibleSyntaxError(l *lexer, spans []span) error {
+	for _, sp := range spans {
+		first := l.toks[sp.a]
+		if !l.punct(first, '(') && !(first.kind == tIdent && statementStarts[strings.ToLower(l.text(first))]) {
+			return syntaxErr(`syntax error at or near "%s"`, l.text(first))
+		}
+		for i := sp.a; i < sp.b; i++ {
+			t := l.toks[i]
+			if t.kind == tQIdent && strings.HasSuffix(l.text(t), `""`) && (t.end-t.start == 2 || t.end-t.start == 4 && l.s[t.start+1] == '&') {
+				return syntaxErr(`zero-length delimited identifier at or near "%s"`, l.text(t))
+			}
+			if l.punct(t, ';') && !l.is(first, "create") {
+				return syntaxErr(`syntax error at or near ";"`)
+			}
+			// No list of PostgreSQL's has an empty element: f(a, ),
+			// (, a), a,, b are syntax errors.
+			if i+1 < sp.b && (l.punct(t, ',') || l.punct(t, '(') || l.punct(t, '[')) {
+				if n := l.toks[i+1]; l.punct(n, ',') || l.punct(t, ',') && (l.punct(n, ')') || l.punct(n, ']')) {
+					return syntaxErr(`syntax error at or near "%s"`, l.text(n))
+				}
+			}
+		}
+		last := l.toks[sp.b-1]
+		dangling := last.kind == tCast
+		switch {
+		case last.kind == tPunct && last.end-last.start == 1:
+			dangling = strings.IndexByte(",+-/<>=~!@#%^&|?:.$", l.s[last.start]) >= 0
+		case last.kind == tIdent:
+			for _, w := range danglingWords {
+				dangling = dangling || l.is(last, w)
+			}
+		}
+		if dangling {
+			if sp.terminated {
+				return syntaxErr(`syntax error at or near ";"`)
+			}
+			return syntaxErr("syntax error at end of input")
+		}
+	}
+	if l.vtab {
+		// PostgreSQL before version 16 reads a vertical tab as a token (a
+		// syntax error), later versions as white space.
+		return syntaxErr("syntax error at or near \"\v\"")
+	}
+	return nil
+}
+
+// rejectPlan is the plan of a text refused whole with err.
+func rejectPlan(sql string, err error) *Plan {
+	return &Plan{Err: err, Statements: []Statement{{Kind: Reject, Text: sql, Err: err}}}
 }
 
 // span is one statement: tokens [a, b) and text [start, end), terminated
@@ -73,12 +176,13 @@ type span struct {
 	terminated bool
 }
 
-// split cuts the token stream at ';', except inside the BEGIN … END body of
+// split cuts the token stream at ';', except inside parentheses (the
+// actions of CREATE RULE … DO (…; …)) and inside the BEGIN … END body of
 // a CREATE statement (SQL-standard function bodies, triggers, procedures).
 // Spans without tokens (white space, comments) are dropped.
 func split(l *lexer) []span {
 	var out []span
-	a, start, depth := 0, 0, 0
+	a, start, depth, parens := 0, 0, 0, 0
 	creating := false
 	for i := 0; i < len(l.toks); i++ {
 		t := l.toks[i]
@@ -105,7 +209,12 @@ func split(l *lexer) []span {
 				depth--
 			}
 		}
-		if depth == 0 && l.punct(t, ';') {
+		if l.punct(t, '(') {
+			parens++
+		} else if l.punct(t, ')') {
+			parens--
+		}
+		if depth == 0 && parens <= 0 && l.punct(t, ';') {
 			if i > a {
 				out = append(out, span{a: a, b: i, start: start, end: t.start, terminated: true})
 			}
@@ -358,11 +467,13 @@ func (s *stmt) callAt(i int) (found, bool) {
 	}
 	// [pg_catalog.]func(args)
 	j := i
-	if s.is(i, "pg_catalog") && s.punct(i+1, '.') {
+	if s.funcWord(i) == "pg_catalog" && s.punct(i+1, '.') {
 		j = i + 2
 	}
-	if fn, ok := seqFuncs[strings.ToLower(s.text(j))]; ok && t.kind == tIdent && s.tok(j).kind == tIdent && s.punct(j+1, '(') {
-		return s.funcCall(fn, i, j)
+	if w := s.funcWord(j); w != "" && s.punct(j+1, '(') && (w != "getnextsequencevalue" || s.tok(j).kind == tIdent) {
+		if fn, ok := seqFuncs[w]; ok {
+			return s.funcCall(fn, i, j)
+		}
 	}
 	// name.NEXTVAL, name.CURRVAL
 	parts := s.chain(i)
@@ -382,6 +493,27 @@ func (s *stmt) callAt(i int) (found, bool) {
 		}
 	}
 	return found{}, false
+}
+
+// funcWord is the name token i gives a function (or its schema) as
+// PostgreSQL resolves it: an unquoted word folded to lower case, and in
+// PostgreSQL a quoted identifier as written ("nextval"('s') is nextval,
+// which the database would otherwise evaluate from its own sequence;
+// "NEXTVAL" is another function). "" for anything else.
+func (s *stmt) funcWord(i int) string {
+	switch t := s.tok(i); {
+	case t.kind == tIdent:
+		return strings.ToLower(s.text(i))
+	case t.kind == tQIdent && s.l.d == Postgres:
+		txt := s.text(i)
+		if txt[0] == '"' {
+			return strings.ReplaceAll(txt[1:len(txt)-1], `""`, `"`)
+		}
+		if v, ok := unescapeUnicode(strings.ReplaceAll(txt[3:len(txt)-1], `""`, `"`)); ok { // U&"…"
+			return v
+		}
+	}
+	return ""
 }
 
 func (s *stmt) newFound(fn Func, ts, te int, column string) found {

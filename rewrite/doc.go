@@ -92,8 +92,22 @@
 //   - PostgreSQL strings are read with standard_conforming_strings on
 //     (backslash is literal in '…'), MySQL's "…" as strings (ANSI_QUOTES
 //     off).
-//   - A string with an unterminated literal or comment, or a NUL byte,
-//     passes through: the database reports the error.
+//   - A string the lexer cannot read is never planned: with an unterminated
+//     literal or comment, parentheses that do not pair up or a NUL byte it
+//     passes through whole for PostgreSQL, which refuses it before it runs
+//     any of it (42601, 08P01); a string that is not UTF-8 (22021) or has a
+//     control character outside literals and comments (42601: PostgreSQL 16
+//     reads a vertical tab as white space, earlier versions do not) is
+//     refused with PostgreSQL's error. So is a string whose tokens show a
+//     syntax error (a statement that starts with no statement's keyword,
+//     or ends with a comma, an operator or AS, FROM, WHERE; a ';' inside
+//     parentheses): PostgreSQL refuses the whole string, so no statement
+//     of it may draw a value. MySQL and SQLite run the statements of a
+//     string one by one: there an unreadable string is refused with 42601.
+//   - Other syntax errors are the database's to find: a statement of the
+//     string that seqshim reads still draws its values (or applies its
+//     sequence DDL) before the database refuses the string, a gap like that
+//     of a statement that fails when it runs.
 //   - NEXT VALUE FOR with a comment between its words is not recognised.
 //   - Every distinct SQL text with a trigger word is planned once (a few
 //     microseconds) and takes a cache entry: texts that inline varying

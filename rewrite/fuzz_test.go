@@ -1,49 +1,229 @@
 package rewrite
 
 import (
+	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/seqshim/seqshim/sequence"
 )
 
-// FuzzRewrite checks, for any text in any dialect: planning does not panic;
-// statements and call sites are well-formed slices of the text; rendering
-// changes no byte outside the call sites; the output has no "--" or "/*"
-// the input did not have; and planning the output again finds no call.
-// The seed corpus is in testdata/fuzz/FuzzRewrite.
-func FuzzRewrite(f *testing.F) {
-	for _, s := range []string{
-		"SELECT nextval('s')",
-		"INSERT INTO t VALUES (nextval('s'), $1), (nextval('s'), 'nextval(''x'')') -- nextval('y')",
-		"SELECT 1 -nextval('s'), $$nextval('s')$$ /* /* */ nextval('s') */",
-		"CREATE TABLE t (id bigserial, n int DEFAULT nextval('s'), CHECK (n < nextval('s'))); INSERT INTO t VALUES (nextval('s'))",
-		"ALTER TABLE t ALTER id SET DEFAULT nextval('s'), ADD c int GENERATED ALWAYS AS IDENTITY; SELECT currval('s')",
-	} {
-		f.Add(s, uint8(0))
+// FuzzPlanPostgres, FuzzPlanMySQL and FuzzPlanSQLite check, for any text
+// in their dialect ([checkPlan]): planning does not panic and is
+// deterministic, the Planner's cached plan is Build's; a text the lexer
+// cannot read is passed through whole (PostgreSQL, which refuses it before
+// it runs any of it) or refused with 42601, and never has a call served;
+// statements are slices of the text in order; calls name canonical
+// sequences and existing parameters; and a rewritten statement changes no
+// byte outside its call sites, adds no comment, and plans again to no call
+// ([checkRewrite]). One target per dialect, so that each gets its share of
+// a bounded run (scripts/test). The seed corpora are in
+// testdata/fuzz/FuzzPlan*.
+func FuzzPlanPostgres(f *testing.F) { fuzzPlan(f, Postgres) }
+
+// FuzzPlanMySQL is FuzzPlanPostgres for the MySQL dialect.
+func FuzzPlanMySQL(f *testing.F) { fuzzPlan(f, MySQL) }
+
+// FuzzPlanSQLite is FuzzPlanPostgres for the SQLite dialect.
+func FuzzPlanSQLite(f *testing.F) { fuzzPlan(f, SQLite) }
+
+// planSeeds are seeds of every plan target, beside the corpus files.
+var planSeeds = []string{
+	"SELECT nextval('s')",
+	"INSERT INTO t VALUES (nextval('s'), $1), (nextval('s'), 'nextval(''x'')') -- nextval('y')",
+	"SELECT 1 -nextval('s'), $$nextval('s')$$ /* /* */ nextval('s') */",
+	"CREATE TABLE t (id bigserial, n int DEFAULT nextval('s'), CHECK (n < nextval('s'))); INSERT INTO t VALUES (nextval('s'))",
+	"ALTER TABLE t ALTER id SET DEFAULT nextval('s'), ADD c int GENERATED ALWAYS AS IDENTITY; SELECT currval('s')",
+	"SELECT (NEXT VALUE FOR\"0\" ", // issue 23
+	"SELECT nextval(", "SELECT nextval('s'", "SELECT nextval('s'); SELECT (", "CREATE SEQUENCE s (", "ALTER SEQUENCE",
+	"SELECT nextval('s'), 'oops", "SELECT nextval('s') /* oops", "SELECT nextval('s'), $a$ oops",
+	"SELECT nextval('s'), '\xff'", "SELECT nextval('s')\x01", "SELECT\vnextval('s')", "SELECT nextval('s'), '\x00'",
+	`SELECT U&"\006Eextval"('s')`, `SELECT "nextval"('s'), "pg_catalog"."setval"('s', 1)`,
+	"CREATE RULE r AS ON INSERT TO t DO ALSO (INSERT INTO u VALUES (nextval('s')); SELECT 1); SELECT nextval('s')",
+}
+
+// planners are shared by the targets, as a driver shares one per dialect.
+var planners = [...]*Planner{Postgres: NewPlanner(Postgres, 64), MySQL: NewPlanner(MySQL, 64), SQLite: NewPlanner(SQLite, 64)}
+
+func fuzzPlan(f *testing.F, d Dialect) {
+	for _, s := range planSeeds {
+		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, sql string, dialect uint8) {
-		d := Dialect(dialect % 3)
-		p := Build(d, sql)
-		if p.PassThrough() != allPassThrough(p) {
-			t.Fatalf("PassThrough() = %v for %+v", p.PassThrough(), p.Statements)
+	f.Fuzz(func(t *testing.T, sql string) { checkPlan(t, d, sql) })
+}
+
+// checkPlan checks the plan of sql in dialect d (see FuzzPlanPostgres):
+// also that a text the cheap trigger scan skips plans to nothing seqshim
+// would do.
+func checkPlan(t *testing.T, d Dialect, sql string) {
+	p, err := planners[d].Plan(sql)
+	if err != p.Err {
+		t.Fatalf("Plan returned %v with a plan whose Err is %v", err, p.Err)
+	}
+	if again, _ := planners[d].Plan(sql); mayTrigger(sql) && again != p {
+		t.Fatalf("the plan was not kept: %p, then %p", p, again)
+	}
+	if b := Build(d, sql); !reflect.DeepEqual(b, p) {
+		t.Fatalf("Build and Planner.Plan disagree:\n%+v\n%+v", b, p)
+	}
+	if p.PassThrough() != allPassThrough(p) {
+		t.Fatalf("PassThrough() = %v for %+v", p.PassThrough(), p.Statements)
+	}
+	if !mayTrigger(sql) {
+		if !p.PassThrough() {
+			t.Fatalf("a text without a trigger word is not passed through: %+v", p.Statements)
 		}
-		prev := 0
-		for i := range p.Statements {
-			st := &p.Statements[i]
-			at := strings.Index(sql[prev:], st.Text)
-			if at < 0 {
-				t.Fatalf("statement %d %q is not a slice of the text after %d", i, st.Text, prev)
+		// The cheap scan is right to skip planning: planned, the text
+		// has nothing seqshim would do.
+		for _, st := range build(d, sql).Statements {
+			if st.Kind != PassThrough && (st.Kind != Reject || errors.Is(st.Err, ErrUnsupported)) {
+				t.Fatalf("a text without a trigger word plans to %v: %+v", st.Kind, st)
 			}
-			prev += at + len(st.Text)
-			if (st.Kind == Reject) != (st.Err != nil) {
-				t.Fatalf("statement %d: Kind %v with Err %v", i, st.Kind, st.Err)
+		}
+	}
+	checkUnreadable(t, d, sql, p)
+	first := true
+	prev := 0
+	for i := range p.Statements {
+		st := &p.Statements[i]
+		at := strings.Index(sql[prev:], st.Text)
+		if at < 0 || st.Text == "" {
+			t.Fatalf("statement %d %q is not a slice of the text after %d", i, st.Text, prev)
+		}
+		prev += at + len(st.Text)
+		if (st.Kind == Reject) != (st.Err != nil) {
+			t.Fatalf("statement %d: Kind %v with Err %v", i, st.Kind, st.Err)
+		}
+		if st.Kind == Reject {
+			var se *sequence.Error
+			if !errors.As(st.Err, &se) || !validSQLState(se.Code) {
+				t.Fatalf("statement %d: error %T %v without a SQLSTATE", i, st.Err, st.Err)
 			}
-			if st.Kind != Rewrite {
-				continue
+			if first && p.Err != st.Err {
+				t.Fatalf("the plan's Err %v is not its first rejected statement's %v", p.Err, st.Err)
 			}
+			first = false
+		}
+		checkCalls(t, p, st)
+		switch st.Kind {
+		case Local:
+			if len(st.Columns) != len(st.Calls) || len(st.Calls) == 0 {
+				t.Fatalf("statement %d: Local with %d columns for %d calls", i, len(st.Columns), len(st.Calls))
+			}
+		case SequenceDDL:
+			if st.DDL == nil || len(st.DDL.Names) == 0 {
+				t.Fatalf("statement %d: SequenceDDL without names: %+v", i, st.DDL)
+			}
+			for _, n := range st.DDL.Names {
+				checkCanonical(t, n)
+			}
+		case Rewrite:
 			checkRewrite(t, d, st)
 		}
-	})
+	}
+	if first && p.Err != nil {
+		t.Fatalf("the plan's Err %v without a rejected statement", p.Err)
+	}
+}
+
+// checkUnreadable checks what becomes of a text the lexer cannot read or
+// whose tokens show a syntax error: in PostgreSQL it passes through whole,
+// as the database refuses it before it runs any of it (a NUL byte, an
+// unterminated literal or comment, parentheses that do not pair up, a
+// control character), or seqshim refuses it whole (22021 for a text that
+// is not UTF-8, 42601 for a syntax error the tokens show or a vertical
+// tab); elsewhere seqshim refuses it with 42601. A text with a trigger word
+// only: the others pass through.
+func checkUnreadable(t *testing.T, d Dialect, sql string, p *Plan) {
+	if !mayTrigger(sql) {
+		return
+	}
+	code := ""
+	switch l := lex(d, sql); {
+	case strings.IndexByte(sql, 0) >= 0:
+		if d != Postgres {
+			code = sequence.CodeSyntaxError
+		}
+	case d == Postgres && !utf8.ValidString(sql):
+		code = sequence.CodeCharacterNotInRepertoire
+	case l.unreadable():
+		if d != Postgres {
+			code = sequence.CodeSyntaxError
+		}
+	case d == Postgres && visibleSyntaxError(l, split(l)) != nil:
+		code = sequence.CodeSyntaxError
+	default:
+		return // a text it reads: the other checks
+	}
+	if code == "" {
+		if !p.PassThrough() {
+			t.Fatalf("an unreadable text is not passed through whole: %+v", p.Statements)
+		}
+		return
+	}
+	var se *sequence.Error
+	if len(p.Statements) != 1 || p.Statements[0].Text != sql || !errors.As(p.Err, &se) || se.Code != code {
+		t.Fatalf("an unreadable text is not refused whole with %s: %v, %+v", code, p.Err, p.Statements)
+	}
+}
+
+// checkCalls checks that the calls of st name canonical sequences and
+// bind parameters of the text.
+func checkCalls(t *testing.T, p *Plan, st *Statement) {
+	t.Helper()
+	if st.Kind != Local && st.Kind != Rewrite {
+		if len(st.Calls) > 0 {
+			t.Fatalf("a %v statement with calls %+v", st.Kind, st.Calls)
+		}
+		return
+	}
+	for i, c := range st.Calls {
+		if c.Func < Nextval || c.Func > Setval {
+			t.Fatalf("call %d: function %v", i, c.Func)
+		}
+		switch {
+		case c.Func == Lastval:
+			if c.Name != "" || c.NameArg != -1 {
+				t.Fatalf("call %d: lastval with a name %+v", i, c)
+			}
+		case c.NameArg >= 0:
+			if c.Name != "" || c.NameArg >= p.NumParams {
+				t.Fatalf("call %d: name argument %d with %d parameters, name %q", i, c.NameArg, p.NumParams, c.Name)
+			}
+		case c.Name != "" || !c.Null:
+			checkCanonical(t, c.Name)
+		}
+		for _, o := range []Operand{c.Value, c.IsCalled} {
+			if o.Arg < -1 || o.Arg >= p.NumParams {
+				t.Fatalf("call %d: operand %+v with %d parameters", i, o, p.NumParams)
+			}
+		}
+	}
+}
+
+// checkCanonical checks that name is a canonical sequence name: it parses
+// to itself.
+func checkCanonical(t *testing.T, name string) {
+	t.Helper()
+	if got, err := sequence.ParseName(name); err != nil || got != name {
+		t.Fatalf("name %q is not canonical: it parses to %q, %v", name, got, err)
+	}
+}
+
+// validSQLState reports whether code is five digits or upper-case letters.
+func validSQLState(code string) bool {
+	if len(code) != 5 {
+		return false
+	}
+	for _, c := range []byte(code) {
+		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 func allPassThrough(p *Plan) bool {

@@ -3,6 +3,7 @@ package rewrite
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/seqshim/seqshim/sequence"
 )
@@ -61,8 +62,8 @@ type TableLookup func(table string, unqualified, columns bool) (*TableDefaults, 
 // forms seqshim cannot serve; a text it cannot read is returned unchanged
 // (the database reports its errors).
 func InjectDefaults(d Dialect, sql string, lookup TableLookup) (string, bool, error) {
-	if d != Postgres {
-		return sql, false, nil
+	if d != Postgres || strings.IndexByte(sql, 0) >= 0 || !utf8.ValidString(sql) {
+		return sql, false, nil // PostgreSQL refuses the last two whole
 	}
 	l := lex(d, sql)
 	if l.unreadable() {
@@ -235,8 +236,8 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 		source = 2
 	}
 	t, err := lookup(table, unqualified, listOpen < 0 && source == 1)
-	if err != nil || t == nil {
-		return nil, err
+	if err != nil || t == nil || len(t.Defaults) == 0 {
+		return nil, err // none: DEFAULT VALUES would become () VALUES ()
 	}
 	if source == 2 {
 		given := map[string]bool{}
@@ -288,6 +289,9 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 		return nil, nil
 	}
 	width := len(s.items(rows[0]))
+	if width == 0 {
+		return nil, nil // the database's error: VALUES ()
+	}
 	if listOpen < 0 {
 		if len(t.Columns) == 0 {
 			return nil, nil
@@ -344,6 +348,11 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 		items := s.items(open)
 		if len(items) != width {
 			return nil, nil // the database's error: VALUES lists of different lengths
+		}
+		for _, it := range items {
+			if it[1] == it[0] {
+				return nil, nil // the database's error: VALUES (1, )
+			}
 		}
 		for k, it := range items {
 			d := given[k]

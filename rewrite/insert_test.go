@@ -60,6 +60,12 @@ func TestInjectDefaults(t *testing.T) {
 		{"COPY sr FROM STDIN", "COPY sr FROM STDIN"},
 		{"COPY sr (a, id) FROM STDIN", "COPY sr (a, id) FROM STDIN"},
 		{"INSERT INTO sr (a) VALUES ('it''s -- not a comment')", "INSERT INTO sr (a, id) VALUES ('it''s -- not a comment', " + sr + ")"},
+		// The database's syntax errors: nothing injected, which would draw.
+		{"INSERT INTO sr VALUES ()", "INSERT INTO sr VALUES ()"},
+		{"INSERT INTO sr () VALUES ()", "INSERT INTO sr () VALUES ()"},
+		{"INSERT INTO sr (a) VALUES ('x', )", "INSERT INTO sr (a) VALUES ('x', )"},
+		{"INSERT INTO sr (a) VALUES ('x'), ()", "INSERT INTO sr (a) VALUES ('x'), ()"},
+		{"INSERT INTO \"\x00\" VALUES (1)", "INSERT INTO \"\x00\" VALUES (1)"},
 	} {
 		got, changed, err := InjectDefaults(Postgres, tc.in, injectTables)
 		if tc.want == "" {
@@ -98,6 +104,18 @@ func TestInjectDefaultsErrors(t *testing.T) {
 	var se *sequence.Error
 	if errors.As(err, &se) && (se.Detail != `Column "id" is an identity column defined as GENERATED ALWAYS.` || se.Hint != "Use OVERRIDING SYSTEM VALUE to override.") {
 		t.Errorf("428C9's detail and hint: %q, %q", se.Detail, se.Hint)
+	}
+}
+
+// TestInjectDefaultsNone: a table the lookup returns without defaults
+// has nothing injected (found by FuzzInjectDefaults: DEFAULT VALUES became
+// () VALUES ()).
+func TestInjectDefaultsNone(t *testing.T) {
+	none := func(table string, _, _ bool) (*TableDefaults, error) { return &TableDefaults{Table: table}, nil }
+	for _, in := range []string{"INSERT INTO a DEFAULT VALUES", "INSERT INTO a VALUES (1)", "INSERT INTO a (x) SELECT 1"} {
+		if got, changed, err := InjectDefaults(Postgres, in, none); got != in || changed || err != nil {
+			t.Errorf("%s: %q, %v, %v", in, got, changed, err)
+		}
 	}
 }
 

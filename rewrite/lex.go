@@ -30,15 +30,21 @@ type token struct {
 // lexer splits SQL text into tokens by the rules of one dialect. It never
 // fails: an unterminated literal, identifier or comment runs to the end of
 // the text and sets open, a ')' without its '(' or a '(' without its ')'
-// sets unbalanced, and the planner then treats the text as one it cannot
-// read ([lexer.unreadable]).
+// (or, in PostgreSQL, a ']' without its '[') sets unbalanced, a control
+// character outside literals and comments sets stray (PostgreSQL only),
+// and the planner then treats the text as one it cannot read
+// ([lexer.unreadable]). A vertical tab is white space, but noted in vtab
+// (PostgreSQL only): see unreadablePlan.
 type lexer struct {
 	d          Dialect
 	s          string
 	toks       []token
 	open       bool  // unterminated literal, quoted identifier or comment
 	unbalanced bool  // parentheses that do not pair up
+	stray      bool  // a control character outside literals and comments (PostgreSQL)
+	vtab       bool  // a vertical tab outside literals and comments (PostgreSQL)
 	depth      int   // '(' not yet closed
+	brackets   int   // '[' not yet closed (PostgreSQL)
 	exec       bool  // inside MySQL's /*! … */
 	marks      []int // offsets of the /*! and */ markers around MySQL's executed comments
 	params     int   // highest parameter number seen
@@ -71,6 +77,13 @@ func (l *lexer) run() {
 		c := s[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			l.vtab = l.vtab || c == '\v' && l.d == Postgres
+			i++
+		case (c < ' ' || c == 0x7f) && l.d == Postgres:
+			// PostgreSQL's scanner reads any other control character as a
+			// token of its own, which no statement accepts.
+			l.stray = true
+			l.add(tPunct, i, i+1)
 			i++
 		case c == '-' && i+1 < len(s) && s[i+1] == '-' && (l.d != MySQL || i+2 >= len(s) || s[i+2] <= ' '):
 			i = l.lineComment(i)
@@ -139,6 +152,12 @@ func (l *lexer) run() {
 				if l.depth--; l.depth < 0 {
 					l.unbalanced = true
 				}
+			case '[':
+				l.brackets++
+			case ']':
+				if l.brackets--; l.brackets < 0 && l.d == Postgres {
+					l.unbalanced = true
+				}
 			}
 			l.add(tPunct, i, i+1)
 			i++
@@ -147,16 +166,18 @@ func (l *lexer) run() {
 	if l.exec {
 		l.open = true
 	}
-	if l.depth != 0 {
+	if l.depth != 0 || l.brackets != 0 && l.d == Postgres {
 		l.unbalanced = true
 	}
 }
 
 // unreadable reports whether the text is malformed in a way the database
 // refuses as a syntax error: an unterminated literal, quoted identifier or
-// comment, or parentheses that do not pair up. The statement analysis
-// relies on balanced parentheses, and never sees such a text.
-func (l *lexer) unreadable() bool { return l.open || l.unbalanced }
+// comment, parentheses (PostgreSQL: or brackets) that do not pair up, or
+// (PostgreSQL) a control character outside literals and comments. The
+// statement analysis relies on balanced parentheses, and never sees such a
+// text.
+func (l *lexer) unreadable() bool { return l.open || l.unbalanced || l.stray }
 
 func (l *lexer) lineComment(i int) int {
 	end := strings.IndexByte(l.s[i:], '\n')

@@ -3,11 +3,13 @@ package rewrite
 import "strings"
 
 // pivot marks the bytes the trigger scan stops at: the rare letters of the
-// trigger words (x of next, q of sequence, v of currval, lastval, setval).
-var pivot = [256]bool{'x': true, 'X': true, 'q': true, 'Q': true, 'v': true, 'V': true}
+// trigger words (x of next, q of sequence, v of currval, lastval, setval),
+// and the & of U&"…", an identifier that may spell a trigger word with
+// escapes (U&"\006Eextval"('s') is a call of nextval).
+var pivot = [256]bool{'x': true, 'X': true, 'q': true, 'Q': true, 'v': true, 'V': true, '&': true}
 
-// pivots are the rare letters of the trigger words, in both cases.
-var pivots = [...]byte{'x', 'X', 'q', 'Q', 'v', 'V'}
+// pivots are the rare letters of the trigger words, in both cases, and &.
+var pivots = [...]byte{'x', 'X', 'q', 'Q', 'v', 'V', '&'}
 
 // shortScan is the length under which a plain byte loop beats searching
 // the string once per pivot letter with the vectorised strings.IndexByte.
@@ -18,9 +20,10 @@ const shortScan = 48
 // or sequence; or starts a statement with ALTER, CREATE, DROP, COMMENT,
 // GRANT or REVOKE ([catalogWord]). Only strings with one can hold a
 // sequence call, sequence DDL or table DDL with sequence defaults (serial
-// and IDENTITY have no trigger word: CREATE is one). It is the hot path of
-// every statement: it looks for the pivot letters x, q and v and checks
-// the words around them, without allocating.
+// and IDENTITY have no trigger word: CREATE is one); a U&"…" identifier
+// counts too. It is the hot path of every statement: it looks for the
+// pivot letters x, q and v (and &) and checks the words around them,
+// without allocating.
 func mayTrigger(s string) bool {
 	return pivotScan(s) || catalogWord(s)
 }
@@ -28,7 +31,7 @@ func mayTrigger(s string) bool {
 // pivotScan finds the trigger words of sequence calls and sequence DDL.
 func pivotScan(s string) bool {
 	if len(s) < shortScan {
-		for i := 2; i < len(s); i++ {
+		for i := 1; i < len(s); i++ {
 			if pivot[s[i]] && triggerAt(s, i) {
 				return true
 			}
@@ -53,6 +56,9 @@ func pivotScan(s string) bool {
 // word. It may say yes for other words too (firstval): that only costs a
 // plan.
 func triggerAt(s string, i int) bool {
+	if s[i] == '&' { // U[&]"
+		return i >= 1 && s[i-1]|0x20 == 'u' && i+1 < len(s) && s[i+1] == '"'
+	}
 	if i < 2 {
 		return false
 	}

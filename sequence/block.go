@@ -68,6 +68,11 @@ func (s Spec) Reserve(name string, pos Position, n int64) (Block, Position, erro
 	if n < 1 {
 		n = 1
 	}
+	if s.Increment == 0 {
+		// Only a spec no CREATE or ALTER would make (one a store read
+		// from a damaged record): there would be no step to divide by.
+		return Block{}, pos, invalidf("INCREMENT must not be zero")
+	}
 	inc := s.Increment
 	first := pos.Last
 	if pos.Called {

@@ -244,3 +244,16 @@ func TestBlockTailKeepsGen(t *testing.T) {
 		t.Errorf("Tail(10) = %+v", got)
 	}
 }
+
+// TestReserveZeroIncrement: a spec with INCREMENT 0, which only a damaged
+// store record has, is an error, not a division by zero.
+func TestReserveZeroIncrement(t *testing.T) {
+	spec := DefaultSpec()
+	spec.Increment = 0
+	if _, _, err := spec.Reserve("s", spec.Initial(), 10); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Reserve with INCREMENT 0: %v, want ErrInvalid", err)
+	}
+	if got := spec.Remaining(spec.Initial()); got != 0 {
+		t.Errorf("Remaining with INCREMENT 0 = %d", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // A store sequence can be the default of table columns: a column declared
@@ -96,6 +97,9 @@ func (d ColumnDefault) Is(table, column string) bool { return d.Table == table &
 // identifiers where needed, optionally followed by ":default", ":always" or
 // ":by-default" (default: "default").
 func ParseColumnDefault(text string) (ColumnDefault, error) {
+	if !utf8.ValidString(text) || strings.IndexByte(text, 0) >= 0 {
+		return ColumnDefault{}, fmt.Errorf("column %q: not UTF-8 text", text) // no name of PostgreSQL's is
+	}
 	kind := DefaultNextval
 	if i := strings.LastIndexByte(text, ':'); i >= 0 && !strings.Contains(text[i:], `"`) {
 		k, err := ParseIdentity(strings.TrimSpace(text[i+1:]))
@@ -190,6 +194,9 @@ func DecodeDefaults(text string) ([]ColumnDefault, error) {
 	var in []columnDefaultJSON
 	if err := json.Unmarshal([]byte(text), &in); err != nil {
 		return nil, fmt.Errorf("column defaults %q: %w", text, err)
+	}
+	if len(in) == 0 {
+		return nil, nil // [] or null: none, as "" (the stores write "" for none)
 	}
 	out := make([]ColumnDefault, len(in))
 	for i, d := range in {

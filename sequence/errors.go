@@ -3,6 +3,8 @@ package sequence
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 )
 
 // Sentinel kinds. Every *Error wraps exactly one of them, so callers test the
@@ -41,17 +43,18 @@ var (
 
 // SQLSTATE codes of sequence errors, PostgreSQL's own.
 const (
-	CodeUndefinedTable        = "42P01"
-	CodeDuplicateTable        = "42P07"
-	CodeLimitExceeded         = "2200H"
-	CodeInvalidParameterValue = "22023"
-	CodeNumericOutOfRange     = "22003"
-	CodeInvalidName           = "42602"
-	CodeSyntaxError           = "42601"
-	CodeObjectNotInState      = "55000"
-	CodeFeatureNotSupported   = "0A000"
-	CodeSerializationFailure  = "40001"
-	CodeProgramLimitExceeded  = "54000"
+	CodeUndefinedTable           = "42P01"
+	CodeDuplicateTable           = "42P07"
+	CodeLimitExceeded            = "2200H"
+	CodeInvalidParameterValue    = "22023"
+	CodeNumericOutOfRange        = "22003"
+	CodeInvalidName              = "42602"
+	CodeSyntaxError              = "42601"
+	CodeObjectNotInState         = "55000"
+	CodeFeatureNotSupported      = "0A000"
+	CodeSerializationFailure     = "40001"
+	CodeProgramLimitExceeded     = "54000"
+	CodeCharacterNotInRepertoire = "22021"
 )
 
 // Error is a sequence error as PostgreSQL reports it: a SQLSTATE and the
@@ -108,6 +111,43 @@ func DailyLimitError(name string, limit int64, day Day) *Error {
 	e.Detail = fmt.Sprintf("%d values of sequence %s were reserved on %s (UTC).", limit, name, day)
 	e.Hint = fmt.Sprintf("Raise the limit with: seqctl alter %s --daily-limit N (or remove it with --no-daily-limit).", name)
 	return e
+}
+
+// InvalidEncodingError is PostgreSQL's error for a text that is not
+// UTF-8, the client encoding pgx requires: it names the bytes of the
+// first bad character (all those its first byte announces), as
+// report_invalid_encoding does, and a NUL byte is one too.
+func InvalidEncodingError(text string) *Error {
+	i := 0
+	for i < len(text) {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && n <= 1 || r == 0 {
+			break
+		}
+		i += n
+	}
+	if i == len(text) {
+		i = 0 // a valid text: the error names its first byte
+	}
+	n := 1 // pg_utf_mblen: the length the first byte announces
+	if i < len(text) {
+		switch c := text[i]; {
+		case c&0xe0 == 0xc0:
+			n = 2
+		case c&0xf0 == 0xe0:
+			n = 3
+		case c&0xf8 == 0xf0:
+			n = 4
+		}
+	}
+	var b strings.Builder
+	for j := i; j < i+n && j < len(text); j++ {
+		if j > i {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "0x%02x", text[j])
+	}
+	return newError(ErrInvalid, CodeCharacterNotInRepertoire, `invalid byte sequence for encoding "UTF8": %s`, b.String())
 }
 
 // CurrvalNotDefinedError is PostgreSQL's error for currval before nextval.

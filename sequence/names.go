@@ -31,7 +31,12 @@ func ParseName(text string) (string, error) {
 // schema. An unqualified name is canonicalised as in schema public, but
 // PostgreSQL resolves it through the session's search_path: orders_seq
 // gives ("orders_seq", false), public.orders_seq ("orders_seq", true).
+// A text that is not UTF-8, or has a NUL byte, is PostgreSQL's 22021 (it
+// refuses such a text before it reads it as a name).
 func ParseRelation(text string) (name string, qualified bool, err error) {
+	if !utf8.ValidString(text) || strings.IndexByte(text, 0) >= 0 {
+		return "", false, InvalidEncodingError(text)
+	}
 	parts, ok := splitIdentifiers(text)
 	if !ok {
 		return "", false, newError(ErrInvalid, CodeInvalidName, "invalid name syntax")
@@ -50,37 +55,14 @@ func ParseRelation(text string) (name string, qualified bool, err error) {
 
 // SplitIdentifiers splits a comma-separated list of identifiers as
 // PostgreSQL's SplitIdentifierString does for a search_path setting:
-// unquoted identifiers fold to lower case, "quoted" ones keep their text
-// ("" is a quote; a lone "" is the empty identifier), white space around
-// them is ignored. ok is false when the list is malformed; an empty or blank
-// list has no identifiers.
+// unquoted identifiers extend to a comma or white space (dots and quotes
+// included: a.b is one identifier) and fold to lower case, "quoted" ones
+// keep their text ("" is a quote; a lone "" is the empty identifier),
+// white space around them is ignored, and each is truncated to 63 bytes.
+// ok is false when the list is malformed; an empty or blank list has no
+// identifiers.
 func SplitIdentifiers(list string) (idents []string, ok bool) {
-	if skipSpace(list, 0) == len(list) {
-		return nil, true
-	}
-	// splitIdentifiers reads '.'-separated parts: read each ','-separated
-	// element with it, outside quotes.
-	for start, i, quoted := 0, 0, false; ; i++ {
-		if i < len(list) && list[i] == '"' {
-			quoted = !quoted
-			continue
-		}
-		if i < len(list) && (quoted || list[i] != ',') {
-			continue
-		}
-		elem := list[start:i]
-		if strings.TrimFunc(elem, func(r rune) bool { return r < 0x80 && isSpace(byte(r)) }) == `""` {
-			idents = append(idents, "") // SET search_path = '' reads back as ""
-		} else if parts, ok := splitIdentifiers(elem); ok && len(parts) == 1 {
-			idents = append(idents, parts[0])
-		} else {
-			return nil, false
-		}
-		if i == len(list) {
-			return idents, true
-		}
-		start = i + 1
-	}
+	return splitIdentifierString(list, ',')
 }
 
 // MustParseName is ParseName for names known to be valid; it panics otherwise.
@@ -147,18 +129,40 @@ func QuoteIdent(ident string) string {
 	return `"` + strings.ReplaceAll(ident, `"`, `""`) + `"`
 }
 
-// splitIdentifiers is PostgreSQL's SplitIdentifierString with '.' as the
-// separator: whitespace around parts is ignored, unquoted parts fold to lower
-// case, quoted parts keep their text with "" meaning ".
+// splitIdentifiers reads a name as PostgreSQL's regclass input does
+// (SplitIdentifierString with '.' as the separator, see
+// splitIdentifierString), refusing an empty part: a name of at least one
+// part, each non-empty.
 func splitIdentifiers(s string) ([]string, bool) {
-	var parts []string
-	i := skipSpace(s, 0)
-	if i == len(s) {
+	parts, ok := splitIdentifierString(s, '.')
+	if !ok || len(parts) == 0 {
 		return nil, false
 	}
+	for _, p := range parts {
+		if p == "" {
+			return nil, false
+		}
+	}
+	return parts, true
+}
+
+// splitIdentifierString is PostgreSQL's SplitIdentifierString (varlena.c):
+// identifiers separated by sep, white space around them ignored; a quoted
+// one keeps its text with "" meaning " (and may be empty), an unquoted one
+// extends to sep or white space and folds to lower case; each is truncated
+// to 63 bytes. A blank string is the empty list.
+func splitIdentifierString(s string, sep byte) ([]string, bool) {
+	i := skipSpace(s, 0)
+	if i == len(s) {
+		return nil, true
+	}
+	var parts []string
 	for {
 		var part string
-		if s[i] == '"' {
+		switch {
+		case i == len(s):
+			return nil, false // a separator with no identifier after it
+		case s[i] == '"':
 			var b strings.Builder
 			i++
 			for {
@@ -176,12 +180,9 @@ func splitIdentifiers(s string) ([]string, bool) {
 				break
 			}
 			part = b.String()
-			if part == "" {
-				return nil, false
-			}
-		} else {
+		default:
 			start := i
-			for i < len(s) && s[i] != '.' && !isSpace(s[i]) {
+			for i < len(s) && s[i] != sep && !isSpace(s[i]) {
 				i++
 			}
 			if start == i {
@@ -194,13 +195,10 @@ func splitIdentifiers(s string) ([]string, bool) {
 		if i == len(s) {
 			return parts, true
 		}
-		if s[i] != '.' {
+		if s[i] != sep {
 			return nil, false
 		}
 		i = skipSpace(s, i+1)
-		if i == len(s) {
-			return nil, false
-		}
 	}
 }
 
@@ -241,8 +239,10 @@ func skipSpace(s string, i int) int {
 	return i
 }
 
+// isSpace is PostgreSQL's scanner_isspace: its SQL lexer's white space,
+// without the vertical tab (version 16 added it).
 func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
 }
 
 // reservedKeywords are PostgreSQL's reserved keywords (and those reserved as

@@ -46,7 +46,12 @@ func TestSplitIdentifiers(t *testing.T) {
 		{"a,,b", nil, false},
 		{"a,", nil, false},
 		{"a b", nil, false},
-		{"a.b", nil, false},
+		{"a.b", []string{"a.b"}, true}, // set_config('search_path', 'a.b', false): schema "a.b"
+		{`a"b, C`, []string{`a"b`, "c"}, true},
+		{`"a"b`, nil, false},
+		{` a , "" ,b `, []string{"a", "", "b"}, true},
+		{"a\vb", []string{"a\vb"}, true}, // not white space to PostgreSQL 15
+		{`"a""b",`, nil, false},
 		{`"open`, nil, false},
 	}
 	for _, tt := range tests {

@@ -19,7 +19,11 @@ import (
 func init() {
 	for _, scheme := range []string{"postgres", "postgresql"} {
 		storeurl.Register(scheme, func(ctx context.Context, rawurl string) (sequence.Store, error) {
-			return Open(ctx, rawurl)
+			st, err := Open(ctx, rawurl)
+			if err != nil {
+				return nil, err // not a nil *Store in a non-nil sequence.Store
+			}
+			return st, nil
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
@@ -330,15 +331,33 @@ func scanInfo(sc scanner) (sequence.Info, error) {
 		return info, fmt.Errorf("sqlstore: bad members in row %s: %w", info.Name, err)
 	}
 	info.Spec.Type = t
-	info.Spec.Policy.Buffer = time.Duration(bufferMS) * time.Millisecond
-	info.Spec.Policy.Revalidate = time.Duration(revalidateMS) * time.Millisecond
+	if info.Spec.Policy.Buffer, err = millis(bufferMS); err != nil {
+		return info, fmt.Errorf("sqlstore: bad policy_buffer_ms in row %s: %w", info.Name, err)
+	}
+	if info.Spec.Policy.Revalidate, err = millis(revalidateMS); err != nil {
+		return info, fmt.Errorf("sqlstore: bad policy_revalidate_ms in row %s: %w", info.Name, err)
+	}
 	info.Gen = uint64(gen)
 	info.Spec.Cycle = cycle != 0
 	info.Position.Called = called != 0
 	if lastNanos != 0 {
 		info.LastReserved = time.Unix(0, lastNanos)
 	}
+	// A spec no CREATE or ALTER would have written (INCREMENT 0, MINVALUE
+	// above MAXVALUE, a negative policy): the block arithmetic must never
+	// see it.
+	if err := info.Spec.Validate(); err != nil {
+		return info, fmt.Errorf("sqlstore: bad sequence in row %s: %v", info.Name, err) // not ErrInvalid: nothing the caller gave
+	}
 	return info, nil
+}
+
+// millis is a duration stored in milliseconds, if a time.Duration holds it.
+func millis(ms int64) (time.Duration, error) {
+	if ms < 0 || ms > int64(math.MaxInt64/time.Millisecond) {
+		return 0, fmt.Errorf("%d milliseconds out of range", ms)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
 }
 
 func b2i(b bool) int64 {
@@ -494,8 +513,12 @@ func (s *Store) Recover(ctx context.Context, name string, token sequence.Token) 
 	}
 	// As Reserve returns it: with the incarnation, and the policy as now.
 	b.Gen = uint64(gen)
-	b.Policy.Buffer = time.Duration(bufferMS) * time.Millisecond
-	b.Policy.Revalidate = time.Duration(revalidateMS) * time.Millisecond
+	if b.Policy.Buffer, err = millis(bufferMS); err == nil {
+		b.Policy.Revalidate, err = millis(revalidateMS)
+	}
+	if err != nil {
+		return sequence.Block{}, false, fmt.Errorf("sqlstore: recover %s: bad policy: %w", name, err)
+	}
 	return b, true, nil
 }
 

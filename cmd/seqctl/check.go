@@ -316,7 +316,9 @@ func parseSpan(s string) (time.Duration, error) {
 	var d time.Duration
 	if unit != 0 {
 		f, err := strconv.ParseFloat(s[:len(s)-1], 64)
-		if err != nil || f < 0 || f*float64(unit) > math.MaxInt64 {
+		// Written so that NaN fails too: a float conversion out of range
+		// is no error in Go, it gives a negative duration.
+		if err != nil || !(f >= 0 && f*float64(unit) < math.MaxInt64) {
 			return 0, errors.New("want a duration such as 90s, 36h, 30d or 2w")
 		}
 		d = time.Duration(f * float64(unit))

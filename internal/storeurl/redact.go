@@ -10,8 +10,9 @@ import (
 const redacted = "xxxxx"
 
 // keywordPassword is password=… in a keyword/value DSN ("host=h password=p"),
-// quoted or not.
-var keywordPassword = regexp.MustCompile(`(?i)\bpassword\s*=\s*('(?:[^'\\]|\\.)*'?|\S*)`)
+// quoted or not; what follows a closing quote up to white space is hidden
+// with it (libpq would refuse the DSN: no telling where the secret ends).
+var keywordPassword = regexp.MustCompile(`(?i)\bpassword\s*=\s*('(?:[^'\\]|\\.)*'?\S*|\S*)`)
 
 // Redact returns s, a store URL or a database URL or DSN, with its secrets
 // replaced by xxxxx, for messages: the password of the user info
@@ -24,11 +25,11 @@ func Redact(s string) string {
 	if err != nil {
 		return redactUnparsed(s)
 	}
-	if u.Scheme == "" {
+	if u.Scheme == "" && u.User == nil {
 		return keywordPassword.ReplaceAllString(s, "password="+redacted)
 	}
 	changed := false
-	if _, ok := u.User.Password(); ok {
+	if pw, ok := u.User.Password(); ok && pw != redacted { // hidden already: as it is
 		u.User = url.UserPassword(u.User.Username(), redacted)
 		changed = true
 	}
@@ -38,10 +39,16 @@ func Redact(s string) string {
 			changed = true
 		}
 	}
-	if !changed {
-		return s
+	out := s
+	if changed {
+		out = u.String()
 	}
-	return u.String()
+	if u.Scheme == "" {
+		// No scheme, yet user info (//u:p@h): a keyword/value DSN may
+		// follow all the same.
+		out = keywordPassword.ReplaceAllString(out, "password="+redacted)
+	}
+	return out
 }
 
 // redactQuery redacts the values of q in place and reports whether any

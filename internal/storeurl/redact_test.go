@@ -33,6 +33,10 @@ func TestRedact(t *testing.T) {
 		{"host=db password=s3cret dbname=app", "host=db password=xxxxx dbname=app"},
 		{"host=db password = 's3 cret' dbname=app", "host=db password=xxxxx dbname=app"},
 		{"host=db Password=a:b", "host=db password=xxxxx"},
+		// Found by FuzzRedact and FuzzOpen: text glued to a quoted password,
+		// user info without a scheme.
+		{"host=db password= '00'000 user=u", "host=db password=xxxxx user=u"},
+		{"//app:s3cret@db/app", "//app:xxxxx@db/app"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

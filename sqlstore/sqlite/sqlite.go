@@ -41,7 +41,11 @@ const Scheme = "sqlite"
 func init() {
 	sqlitehook.Register(sqlitehook.Engine{OpenDB: openDB, Explain: explain})
 	storeurl.Register(Scheme, func(ctx context.Context, rawurl string) (sequence.Store, error) {
-		return Open(ctx, rawurl)
+		st, err := Open(ctx, rawurl)
+		if err != nil {
+			return nil, err // not a nil *sqlstore.Store in a non-nil sequence.Store
+		}
+		return st, nil
 	})
 }
 

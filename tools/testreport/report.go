@@ -39,7 +39,8 @@ type pkgState struct {
 	running map[string]time.Time        // top-level tests running, by start time
 	output  map[string]*strings.Builder // by test; "" is the package's own
 	tests   int
-	failed  int // top-level tests failed
+	failed  int    // top-level tests failed
+	last    string // the top-level test that finished last
 }
 
 func newReport(w io.Writer, now time.Time) *report {
@@ -86,6 +87,7 @@ func (r *report) line(text string, now time.Time) {
 		}
 		delete(p.running, e.Test)
 		p.tests++
+		p.last = e.Test
 		switch e.Action {
 		case "pass":
 			r.passed++
@@ -120,6 +122,11 @@ func (r *report) finish(e event, p *pkgState) {
 		fmt.Fprintf(r.w, "?    %s\t[no test files]\n", e.Package)
 		return
 	case "pass":
+		if p.tests == 1 && strings.HasPrefix(p.last, "Fuzz") {
+			// A fuzzing run (go test -fuzz, one target per run): name it.
+			fmt.Fprintf(r.w, "ok   %s %s\t%v\n", e.Package, p.last, elapsed)
+			return
+		}
 		fmt.Fprintf(r.w, "ok   %s\t%v\t%d tests\n", e.Package, elapsed, p.tests)
 		return
 	}

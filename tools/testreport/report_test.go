@@ -27,6 +27,11 @@ func TestReport(t *testing.T) {
 		{3, `{"Action":"skip","Package":"m/a","Test":"TestSkip"}`},
 		{3, `{"Action":"pass","Package":"m/a","Elapsed":3.01}`},
 		{4, `go: downloading example.com/x v1.0.0`},
+		{4, `{"Action":"start","Package":"m/f"}`},
+		{4, `{"Action":"run","Package":"m/f","Test":"FuzzParse"}`},
+		{4, `{"Action":"output","Package":"m/f","Test":"FuzzParse","Output":"fuzz: elapsed: 4s, execs: 9 (2/sec)\n"}`},
+		{4, `{"Action":"pass","Package":"m/f","Test":"FuzzParse"}`},
+		{4, `{"Action":"pass","Package":"m/f","Elapsed":4}`},
 	}
 	for _, s := range stream {
 		r.line(s.line, at(s.sec))
@@ -49,6 +54,7 @@ func TestReport(t *testing.T) {
 	r.summary("tests")
 	want := `ok   m/a	3.01s	2 tests
 go: downloading example.com/x v1.0.0
+ok   m/f FuzzParse	4s
 ... 20s: running m/b (20s, TestSlow 18s)
 --- output of m/b TestSlow
     slow_test.go:9: boom
@@ -60,7 +66,7 @@ FAIL m/c	0s
 ... 40s: building; no test binary running
 skipped: m/a TestSkip
 failed packages: m/b m/c
-tests: 1 passed, 2 failed, 1 skipped
+tests: 2 passed, 2 failed, 1 skipped
 `
 	if got := out.String(); got != want {
 		t.Errorf("report:\n%s\nwant:\n%s", got, want)
