@@ -141,9 +141,21 @@ func visibleSyntaxError(l *lexer, spans []span) error {
 		last := l.toks[sp.b-1]
 		dangling := last.kind == tCast
 		switch {
-		case last.kind == tPunct && last.end-last.start == 1:
-			dangling = strings.IndexByte(",+-/<>=~!@#%^&|?:.$", l.s[last.start]) >= 0
+		case isOperatorChar(l, last):
+			// An operator ends ORDER BY … USING op and CREATE OPERATOR
+			// CLASS … OPERATOR n op; nothing else.
+			i := sp.b - 1
+			for i > sp.a && isOperatorChar(l, l.toks[i-1]) {
+				i--
+			}
+			dangling = !l.is(l.toks[max(i-1, sp.a)], "using") &&
+				!(i-2 >= sp.a && l.toks[i-1].kind == tNumber && l.is(l.toks[i-2], "operator"))
 		case last.kind == tIdent:
+			// After AS or a dot, any keyword is a name (ColLabel,
+			// attr_name): SELECT 1 AS from, DROP TABLE public.order.
+			if prev := l.toks[max(sp.b-2, sp.a)]; sp.b-2 >= sp.a && (l.is(prev, "as") || l.punct(prev, '.')) {
+				break
+			}
 			for _, w := range danglingWords {
 				dangling = dangling || l.is(last, w)
 			}
@@ -161,6 +173,12 @@ func visibleSyntaxError(l *lexer, spans []span) error {
 		return syntaxErr("syntax error at or near \"\v\"")
 	}
 	return nil
+}
+
+// isOperatorChar reports whether t is one byte of an operator (a comma
+// and a dot too: no statement ends with them either).
+func isOperatorChar(l *lexer, t token) bool {
+	return t.kind == tPunct && t.end-t.start == 1 && strings.IndexByte(",+-/<>=~!@#%^&|?:.$", l.s[t.start]) >= 0
 }
 
 // rejectPlan is the plan of a text refused whole with err.

@@ -104,6 +104,19 @@ func TestVisibleSyntaxError(t *testing.T) {
 		{"ANALYSE t; SELECT nextval('s')", ""},
 		{"SELECT nextval('s') FROM t WHERE a[1:2] = b[1]", ""},
 		{"SELECT nextval('s'), f(a, (b), [c], ','), ARRAY[1, 2]", ""},
+		// After AS or a dot, any keyword is a name; an operator ends
+		// ORDER BY … USING op and OPERATOR n op (found by running
+		// PostgreSQL's regression scripts through the planner).
+		{"SELECT nextval('s') AS from", ""},
+		{"SELECT nextval('s') AS returning", ""},
+		{"INSERT INTO t (x) VALUES (nextval('s')) RETURNING x AS returning", ""},
+		{"SELECT (SELECT nextval('s')) FROM t WHERE t.x > t.limit", ""},
+		{"SELECT (SELECT nextval('s')) FROM public.limit", ""},
+		{"SELECT nextval('s') ORDER BY 1 USING >", ""},
+		{"SELECT x, (SELECT nextval('s')) FROM t ORDER BY x USING ~<~", ""},
+		{"SELECT nextval('s') ORDER BY 1 USING OPERATOR(pg_catalog.>)", ""},
+		{"SELECT nextval('s') FROM t WHERE a >", "syntax error at end of input"},
+		{"SELECT nextval('s') AS x FROM", "syntax error at end of input"},
 	} {
 		p := Build(Postgres, tc.sql)
 		var se *sequence.Error
