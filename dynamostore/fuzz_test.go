@@ -3,10 +3,12 @@ package dynamostore
 import (
 	"encoding/binary"
 	"errors"
+	"maps"
 	"math"
 	"net/url"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,15 +61,16 @@ func FuzzParseURL(f *testing.F) {
 // writes.
 var itemAttrs = []string{attrKey, attrType, attrInc, attrMin, attrMax, attrStart, attrCache, attrCycle, attrLast, attrCalled,
 	attrVer, attrGen, attrResv, attrNres, attrLastRes, attrMoved, attrOwner, attrDefs, attrLimit, attrUDay, attrUUsed,
-	attrPBuf, attrPMinB, attrPMaxB, attrPReval, attrTok, attrTokFirst, attrTokStep, attrTokCount, attrTokVer, "other"}
+	attrPBuf, attrPMinB, attrPMaxB, attrPReval, attrTok, attrTokFirst, attrTokStep, attrTokCount, attrTokVer, attrMembers, "other"}
 
 // itemOf builds an item from fuzz bytes: records of an attribute (a byte:
-// its index in itemAttrs), a type (a byte: N, S, BOOL, or binary) and a
+// its index in itemAttrs), a type (a byte: N, S, BOOL, binary, or a map of
+// strings whose keys and values are the value's NUL-separated parts) and a
 // value (a length byte, then that many bytes).
 func itemOf(data []byte) map[string]types.AttributeValue {
 	item := map[string]types.AttributeValue{}
 	for len(data) >= 3 {
-		name, kind, n := itemAttrs[int(data[0])%len(itemAttrs)], data[1]%4, int(data[2])
+		name, kind, n := itemAttrs[int(data[0])%len(itemAttrs)], data[1]%5, int(data[2])
 		data = data[3:]
 		v := data[:min(n, len(data))]
 		data = data[len(v):]
@@ -78,8 +81,15 @@ func itemOf(data []byte) map[string]types.AttributeValue {
 			item[name] = &types.AttributeValueMemberS{Value: string(v)}
 		case 2:
 			item[name] = &types.AttributeValueMemberBOOL{Value: len(v) > 0 && v[0]&1 == 1}
-		default:
+		case 3:
 			item[name] = &types.AttributeValueMemberB{Value: slices.Clone(v)}
+		default:
+			m := map[string]types.AttributeValue{}
+			parts := strings.Split(string(v), "\x00")
+			for i := 0; i+1 < len(parts); i += 2 {
+				m[parts[i]] = str(parts[i+1])
+			}
+			item[name] = &types.AttributeValueMemberM{Value: m}
 		}
 	}
 	return item
@@ -104,6 +114,11 @@ func bytesOf(item map[string]types.AttributeValue) []byte {
 			if a.Value {
 				v[0] = 1
 			}
+		case *types.AttributeValueMemberM:
+			kind = 4
+			for _, k := range slices.Sorted(maps.Keys(a.Value)) {
+				v = append(append(append(append(v, k...), 0), a.Value[k].(*types.AttributeValueMemberS).Value...), 0)
+			}
 		}
 		out = append(out, byte(i), kind, byte(len(v)))
 		out = append(out, v...)
@@ -127,6 +142,7 @@ func encode(name string, r record) map[string]types.AttributeValue {
 	if r.moved != "" {
 		item[attrMoved] = str(r.moved)
 	}
+	putMembers(item, r.info.Spec.Members)
 	if r.tok != "" {
 		item[attrTok] = str(r.tok)
 		item[attrTokFirst], item[attrTokStep], item[attrTokCount] = num(r.tokBlock.First), num(r.tokBlock.Step), num(r.tokBlock.Count)
@@ -147,10 +163,14 @@ func FuzzDecode(f *testing.F) {
 		Policy: &sequence.PolicyClauses{Buffer: sequence.Duration(time.Minute), MinBlock: sequence.Int64(10)}}.Create()
 	odd.OwnedBy, odd.DailyLimit = "t.id", 100
 	odd.Defaults = []sequence.ColumnDefault{{Table: "t", Column: "id", Kind: sequence.IdentityAlways}}
+	odd.Members = []sequence.Member{{DB: "7/1/a", OwnedBy: "pg:7/1/a/16384/1", Defaults: odd.Defaults}, {DB: "7/2/b"}}
 	item := newItem("s", "g2", odd, sequence.Position{Last: -7, Called: true})
 	item[attrLastRes], item[attrUDay], item[attrUUsed] = num(1700000000000), num(19000), num(5)
 	item[attrTok], item[attrTokFirst], item[attrTokStep], item[attrTokCount], item[attrTokVer] = str("ab"), num(1), num(1), num(5), num(1)
 	f.Add(bytesOf(item))
+	if r, err := decode("s", itemOf(bytesOf(item))); err != nil || !reflect.DeepEqual(r.info.Spec, odd) {
+		f.Fatalf("a seed does not survive bytesOf and itemOf: %+v, %v", r.info.Spec, err)
+	}
 	item[attrPBuf] = num(math.MaxInt64)
 	f.Add(bytesOf(item))
 	item[attrInc] = num(0)

@@ -38,7 +38,8 @@ func rowOf(info sequence.Info, gen int64) rowScanner {
 		sp.Cache, b2i(sp.Cycle), info.Position.Last, b2i(info.Position.Called), info.Version,
 		info.Reservations, info.ValuesReserved, nanos(info.LastReserved), sp.OwnedBy,
 		sequence.EncodeDefaults(sp.Defaults), sp.DailyLimit, int64(info.DayUsage.Day), info.DayUsage.Used,
-		sp.Policy.Buffer.Milliseconds(), sp.Policy.MinBlock, sp.Policy.MaxBlock, sp.Policy.Revalidate.Milliseconds(), gen}
+		sp.Policy.Buffer.Milliseconds(), sp.Policy.MinBlock, sp.Policy.MaxBlock, sp.Policy.Revalidate.Milliseconds(), gen,
+		sequence.EncodeMembers(sp.Members)}
 }
 
 // FuzzScanInfo checks, for any column values of a row: scanInfo does not
@@ -49,9 +50,17 @@ func rowOf(info sequence.Info, gen int64) rowScanner {
 func FuzzScanInfo(f *testing.F) {
 	add := func(info sequence.Info, gen int64) {
 		r := rowOf(info, gen)
+		if info.Spec.Validate() == nil { // a seed the store could write reads back: rowOf has every column scanInfo reads
+			want := info
+			want.Gen = uint64(gen)
+			if got, err := scanInfo(r); err != nil || !reflect.DeepEqual(got, want) {
+				f.Fatalf("scanInfo(rowOf(%+v)) = %+v, %v", info, got, err)
+			}
+		}
 		f.Add(r[0].(string), r[1].(string), r[2].(int64), r[3].(int64), r[4].(int64), r[5].(int64), r[6].(int64), r[7].(int64),
 			r[8].(int64), r[9].(int64), r[10].(int64), r[11].(int64), r[12].(int64), r[13].(int64), r[14].(string), r[15].(string),
-			r[16].(int64), r[17].(int64), r[18].(int64), r[19].(int64), r[20].(int64), r[21].(int64), r[22].(int64), r[23].(int64))
+			r[16].(int64), r[17].(int64), r[18].(int64), r[19].(int64), r[20].(int64), r[21].(int64), r[22].(int64), r[23].(int64),
+			r[24].(string))
 	}
 	spec := sequence.DefaultSpec()
 	add(sequence.Info{Name: "s", Spec: spec, Position: spec.Initial(), Version: 1}, 7)
@@ -59,6 +68,7 @@ func FuzzScanInfo(f *testing.F) {
 		Policy: &sequence.PolicyClauses{Buffer: sequence.Duration(time.Minute), Revalidate: sequence.Duration(time.Second)}}.Create()
 	odd.OwnedBy, odd.DailyLimit = "t.id", 100
 	odd.Defaults = []sequence.ColumnDefault{{Table: "t", Column: "id", Kind: sequence.IdentityAlways}}
+	odd.Members = []sequence.Member{{DB: "7/1/a", OwnedBy: "pg:7/1/a/16384/1", Defaults: odd.Defaults}, {DB: "7/2/b"}}
 	info := sequence.Info{Name: "app.s", Spec: odd, Position: sequence.Position{Last: -7, Called: true}, Version: 9, Reservations: 3,
 		ValuesReserved: 30, LastReserved: time.Unix(0, 1700000000000000001), DayUsage: sequence.Usage{Day: 19000, Used: 5}}
 	add(info, -1)
@@ -67,9 +77,9 @@ func FuzzScanInfo(f *testing.F) {
 	info.Spec.Increment, info.Spec.Policy.Buffer = 1, time.Duration(1<<62)
 	add(info, 1)
 	f.Fuzz(func(t *testing.T, name, typ string, inc, lo, hi, start, cache, cycle, last, called, version, resv, nres, lastNanos int64,
-		owned, defaults string, limit, day, used, bufferMS, minBlock, maxBlock, revalidateMS, gen int64) {
+		owned, defaults string, limit, day, used, bufferMS, minBlock, maxBlock, revalidateMS, gen int64, members string) {
 		row := rowScanner{name, typ, inc, lo, hi, start, cache, cycle, last, called, version, resv, nres, lastNanos, owned, defaults,
-			limit, day, used, bufferMS, minBlock, maxBlock, revalidateMS, gen}
+			limit, day, used, bufferMS, minBlock, maxBlock, revalidateMS, gen, members}
 		info, err := scanInfo(row)
 		if err != nil {
 			return
