@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -126,72 +125,14 @@ func tortureRun(t *testing.T, pg, endpoint, recovery string, duration time.Durat
 		"seqshim.refill_timeout": "1s",
 		"seqshim.recovery":       recovery,
 	})
-	dir := t.TempDir()
 	env := append(os.Environ(),
 		"AWS_ACCESS_KEY_ID=seqshim", "AWS_SECRET_ACCESS_KEY=seqshim", "AWS_EC2_METADATA_DISABLED=true",
 		envChildDSN+"="+dsn, envChildSeq+"="+seq,
 		envChildGoroutines+"="+strconv.Itoa(goroutines), envChildPace+"="+pace.String(),
 		envChildLifetime+"="+(duration+2*time.Minute).String())
 
-	type child struct {
-		cmd   *exec.Cmd
-		stdin io.WriteCloser
-		log   string
-	}
-	incarnation := 0
-	start := func(slot int) *child {
-		incarnation++
-		name := fmt.Sprintf("p%d-%03d", slot, incarnation)
-		logPath := filepath.Join(dir, name+".log")
-		logf, err := os.Create(logPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer logf.Close()
-		cmd := exec.Command(os.Args[0], "-test.run=^TestTortureChild$", "-test.count=1")
-		cmd.Env = append(slices.Clip(env), envChildRecord+"="+filepath.Join(dir, name+".rec"))
-		cmd.Stdout, cmd.Stderr = logf, logf
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return &child{cmd: cmd, stdin: stdin, log: logPath}
-	}
-	// stop closes the child's stdin (it stops drawing, flushes, closes its
-	// sql.DB: unused values go back to the store) and waits for it.
-	stop := func(c *child) {
-		c.stdin.Close()
-		done := make(chan error, 1)
-		go func() { done <- c.cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				log, _ := os.ReadFile(c.log)
-				t.Errorf("child %s stopped with %v:\n%s", filepath.Base(c.log), err, tortureTail(string(log), 3000))
-			}
-		case <-time.After(60 * time.Second):
-			c.cmd.Process.Kill()
-			<-done
-			t.Errorf("child %s did not stop within 60s of being told to", filepath.Base(c.log))
-		}
-	}
-	children := make([]*child, procs)
-	for i := range children {
-		children[i] = start(i)
-	}
-	defer func() { // on a t.Fatal: leave no process behind
-		for _, c := range children {
-			if c != nil && c.cmd.ProcessState == nil {
-				c.cmd.Process.Kill()
-				c.cmd.Wait()
-			}
-		}
-	}()
+	pool := startChildren(t, procs, "TestTortureChild", envChildRecord, env)
 
-	kills, graceful := 0, 0
 	deadline := time.Now().Add(duration)
 	for {
 		pause := 300*time.Millisecond + time.Duration(rng.Int64N(int64(1200*time.Millisecond)))
@@ -199,25 +140,11 @@ func tortureRun(t *testing.T, pg, endpoint, recovery string, duration time.Durat
 			break
 		}
 		time.Sleep(pause)
-		slot := rng.IntN(procs)
-		if rng.Float64() < 0.85 {
-			children[slot].cmd.Process.Kill() // SIGKILL: no flush, no release
-			children[slot].cmd.Wait()
-			kills++
-		} else {
-			stop(children[slot])
-			graceful++
-		}
-		children[slot] = start(slot)
+		pool.replace(rng)
 	}
 	time.Sleep(time.Until(deadline))
 	stopping := time.Now()
-	for _, c := range children {
-		c.stdin.Close() // all at once: they stop in parallel
-	}
-	for _, c := range children {
-		stop(c)
-	}
+	pool.stopAll()
 	t.Logf("children stopped in %v", time.Since(stopping).Round(time.Millisecond))
 	faults := proxy.Counts()
 
@@ -229,7 +156,7 @@ func tortureRun(t *testing.T, pg, endpoint, recovery string, duration time.Durat
 	if !info.Position.Called {
 		last-- // Last itself is the next value
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.rec"))
+	files, err := pool.records()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +181,7 @@ func tortureRun(t *testing.T, pg, endpoint, recovery string, duration time.Durat
 	lostValues, lostServed := torture.LostAnswers(recs, lostBlocks)
 	line := fmt.Sprintf("torture: %d values, %d duplicates, %d backwards, %d out of range, %d wasted (%.1f%% of %d issued), %d kills, %d clean restarts, %d processes recorded, %d errors; faults: %d of %d store requests answered, %d dropped after the store applied them, %d reset, %d delayed; %d reservations' answers lost (%d values), %d of those values handed out, %d wasted (recovery %s)",
 		rep.Values, rep.Duplicates, rep.Backwards, rep.OutOfRange, rep.Wasted, torturePct(rep.Wasted, rep.Issued), rep.Issued,
-		kills, graceful, rep.Incarnations, rep.Errors, faults.Forwarded, faults.Requests, faults.Dropped, faults.Reset, faults.Delayed,
+		pool.kills, pool.graceful, rep.Incarnations, rep.Errors, faults.Forwarded, faults.Requests, faults.Dropped, faults.Reset, faults.Delayed,
 		len(dropped), lostValues, lostServed, lostValues-lostServed, recovery)
 	tortureSummary(t, line)
 	switch {
@@ -268,16 +195,16 @@ func tortureRun(t *testing.T, pg, endpoint, recovery string, duration time.Durat
 	}
 	// A process killed while starting leaves no record file: fewer files
 	// than incarnations is fine, no value at all is not.
-	if rep.Values == 0 || rep.Incarnations > procs+kills+graceful {
-		t.Errorf("%d values from %d record files of %d processes started", rep.Values, rep.Incarnations, procs+kills+graceful)
+	if rep.Values == 0 || rep.Incarnations > procs+pool.kills+pool.graceful {
+		t.Errorf("%d values from %d record files of %d processes started", rep.Values, rep.Incarnations, procs+pool.kills+pool.graceful)
 	}
 	// The run must have exercised what it claims to.
-	if kills == 0 || faults.Dropped+faults.Reset+faults.Delayed == 0 {
-		t.Errorf("too short to test anything: %d kills, faults %+v (raise %s)", kills, faults, envTortureDuration)
+	if pool.kills == 0 || faults.Dropped+faults.Reset+faults.Delayed == 0 {
+		t.Errorf("too short to test anything: %d kills, faults %+v (raise %s)", pool.kills, faults, envTortureDuration)
 	}
 	// A killed child cannot report a failure by its exit status: read what
 	// every incarnation wrote (the race detector's reports, panics).
-	logs, err := filepath.Glob(filepath.Join(dir, "*.log"))
+	logs, err := filepath.Glob(filepath.Join(pool.dir, "*.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -748,72 +675,14 @@ func TestTortureDatabases(t *testing.T) {
 	}
 	oldID := tortureDatabaseID(t, ctx, admin, names[0])
 
-	dir := t.TempDir()
 	env = append(env,
 		envDBChildDSNs+"="+strings.Join(dsns, "\n"),
 		envDBChildGoroutines+"="+strconv.Itoa(goroutines), envDBChildPace+"="+pace.String(),
 		envDBChildLifetime+"="+(duration+2*time.Minute).String())
-	type child struct {
-		cmd   *exec.Cmd
-		stdin io.WriteCloser
-		log   string
-	}
-	incarnation := 0
-	start := func(slot int) *child {
-		incarnation++
-		name := fmt.Sprintf("p%d-%03d", slot, incarnation)
-		logPath := filepath.Join(dir, name+".log")
-		logf, err := os.Create(logPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer logf.Close()
-		cmd := exec.Command(os.Args[0], "-test.run=^TestTortureDatabasesChild$", "-test.count=1")
-		cmd.Env = append(slices.Clip(env), envDBChildRecord+"="+filepath.Join(dir, name+".rec"))
-		cmd.Stdout, cmd.Stderr = logf, logf
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return &child{cmd: cmd, stdin: stdin, log: logPath}
-	}
-	// stop closes the child's stdin (it stops, flushes its record and
-	// closes its databases) and waits for it.
-	stop := func(c *child) {
-		c.stdin.Close()
-		done := make(chan error, 1)
-		go func() { done <- c.cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				log, _ := os.ReadFile(c.log)
-				t.Errorf("child %s stopped with %v:\n%s", filepath.Base(c.log), err, tortureTail(string(log), 3000))
-			}
-		case <-time.After(60 * time.Second):
-			c.cmd.Process.Kill()
-			<-done
-			t.Errorf("child %s did not stop within 60s of being told to", filepath.Base(c.log))
-		}
-	}
-	children := make([]*child, procs)
-	for i := range children {
-		children[i] = start(i)
-	}
-	defer func() { // on a t.Fatal: leave no process behind
-		for _, c := range children {
-			if c != nil && c.cmd.ProcessState == nil {
-				c.cmd.Process.Kill()
-				c.cmd.Wait()
-			}
-		}
-	}()
+	pool := startChildren(t, procs, "TestTortureDatabasesChild", envDBChildRecord, env)
 
 	// The schedule: a kill (or a clean stop) every 0.5 to 2 s; the first
 	// database dropped and created again a quarter of the way through.
-	kills, graceful := 0, 0
 	var dropped, recreated time.Time
 	begin := time.Now()
 	deadline := begin.Add(duration)
@@ -842,27 +711,13 @@ func TestTortureDatabases(t *testing.T) {
 				names[0], dropped.Sub(begin).Round(time.Millisecond), recreated.Sub(dropped).Round(time.Millisecond))
 			continue
 		}
-		slot := rng.IntN(procs)
-		if rng.Float64() < 0.85 {
-			children[slot].cmd.Process.Kill() // SIGKILL: no flush, no release
-			children[slot].cmd.Wait()
-			kills++
-		} else {
-			stop(children[slot])
-			graceful++
-		}
-		children[slot] = start(slot)
+		pool.replace(rng)
 	}
 	if dropped.IsZero() {
 		t.Fatalf("the run (%v) ended before the drop", duration)
 	}
 	time.Sleep(time.Until(deadline))
-	for _, c := range children {
-		c.stdin.Close() // all at once: they stop in parallel
-	}
-	for _, c := range children {
-		stop(c)
-	}
+	pool.stopAll()
 	newID := tortureDatabaseID(t, ctx, admin, names[0])
 
 	// What the store issued, and which databases have the sequence: the
@@ -900,7 +755,7 @@ func TestTortureDatabases(t *testing.T) {
 	}
 
 	// What the children recorded.
-	files, err := filepath.Glob(filepath.Join(dir, "*.rec"))
+	files, err := pool.records()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1035,7 +890,7 @@ func TestTortureDatabases(t *testing.T) {
 	slices.Sort(codes)
 	line := fmt.Sprintf("torture-databases: %d processes, %d rows on %d databases (one dropped and created again: %d rows recorded in the dropped incarnation, %d in the new one), %d duplicates, %d backwards, %d out of range, %d ids recorded, %d rows recorded missing, %d kills, %d clean restarts; errors on the dropped database: %s (%d processes saw them, %d of them inserted into it again afterwards); %d unexpected errors; store %s, %d reservations",
 		rep.Incarnations, inTables, tortureDBs, lostRows, newRows, rep.Duplicates+dups, rep.Backwards, rep.OutOfRange, rep.Values, missing,
-		kills, graceful, strings.Join(codes, " "), hit, recovered, unexpected, storeKind, info.Reservations)
+		pool.kills, pool.graceful, strings.Join(codes, " "), hit, recovered, unexpected, storeKind, info.Reservations)
 	tortureSummary(t, line)
 	if !rep.OK() || dups > 0 {
 		t.Errorf("ids handed out twice, backwards or out of range: %q %q", rep.Examples, examples)
@@ -1043,10 +898,10 @@ func TestTortureDatabases(t *testing.T) {
 	if lostRows == 0 || newRows == 0 {
 		t.Errorf("the first database had %d rows recorded before the drop and %d after: the run tested nothing", lostRows, newRows)
 	}
-	if kills == 0 {
+	if pool.kills == 0 {
 		t.Errorf("no process was killed: raise %s", envTortureDBDuration)
 	}
-	logs, err := filepath.Glob(filepath.Join(dir, "*.log"))
+	logs, err := filepath.Glob(filepath.Join(pool.dir, "*.log"))
 	if err != nil {
 		t.Fatal(err)
 	}

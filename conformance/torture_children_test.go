@@ -1,0 +1,125 @@
+package conformance_test
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// childPool runs the children of a torture test: processes of the test
+// binary running one child test (run), each with env and the path of a
+// record file of its own (in the environment variable recordVar, under
+// dir). A child stops drawing, flushes its record and closes its
+// databases when its stdin closes.
+type childPool struct {
+	t               *testing.T
+	run, recordVar  string
+	env             []string
+	dir             string
+	children        []*tortureChild
+	incarnation     int
+	kills, graceful int // replace's counts
+}
+
+// tortureChild is one process of a childPool.
+type tortureChild struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	log   string
+}
+
+// startChildren starts procs children; the test's cleanup kills any left
+// running (on a t.Fatal).
+func startChildren(t *testing.T, procs int, run, recordVar string, env []string) *childPool {
+	p := &childPool{t: t, run: run, recordVar: recordVar, env: slices.Clip(env), dir: t.TempDir()}
+	p.children = make([]*tortureChild, procs)
+	for i := range p.children {
+		p.children[i] = p.start(i)
+	}
+	t.Cleanup(func() {
+		for _, c := range p.children {
+			if c != nil && c.cmd.ProcessState == nil {
+				c.cmd.Process.Kill()
+				c.cmd.Wait()
+			}
+		}
+	})
+	return p
+}
+
+func (p *childPool) start(slot int) *tortureChild {
+	p.incarnation++
+	name := fmt.Sprintf("p%d-%03d", slot, p.incarnation)
+	logPath := filepath.Join(p.dir, name+".log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+p.run+"$", "-test.count=1")
+	cmd.Env = append(p.env, p.recordVar+"="+filepath.Join(p.dir, name+".rec"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		p.t.Fatal(err)
+	}
+	return &tortureChild{cmd: cmd, stdin: stdin, log: logPath}
+}
+
+// stop closes the child's stdin and waits for it to stop.
+func (p *childPool) stop(c *tortureChild) {
+	c.stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- c.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			log, _ := os.ReadFile(c.log)
+			p.t.Errorf("child %s stopped with %v:\n%s", filepath.Base(c.log), err, tortureTail(string(log), 3000))
+		}
+	case <-time.After(60 * time.Second):
+		c.cmd.Process.Kill()
+		<-done
+		p.t.Errorf("child %s did not stop within 60s of being told to", filepath.Base(c.log))
+	}
+}
+
+// replace ends one child, picked by rng — killed (SIGKILL: no flush, no
+// release) 85% of the time, stopped cleanly otherwise — and starts
+// another in its place.
+func (p *childPool) replace(rng *rand.Rand) {
+	slot := rng.IntN(len(p.children))
+	if rng.Float64() < 0.85 {
+		p.children[slot].cmd.Process.Kill()
+		p.children[slot].cmd.Wait()
+		p.kills++
+	} else {
+		p.stop(p.children[slot])
+		p.graceful++
+	}
+	p.children[slot] = p.start(slot)
+}
+
+// stopAll stops every child, all at once: they stop in parallel.
+func (p *childPool) stopAll() {
+	for _, c := range p.children {
+		c.stdin.Close()
+	}
+	for _, c := range p.children {
+		p.stop(c)
+	}
+}
+
+// records lists the record files the children wrote.
+func (p *childPool) records() ([]string, error) {
+	return filepath.Glob(filepath.Join(p.dir, "*.rec"))
+}
