@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -122,4 +124,33 @@ func (p *childPool) stopAll() {
 // records lists the record files the children wrote.
 func (p *childPool) records() ([]string, error) {
 	return filepath.Glob(filepath.Join(p.dir, "*.rec"))
+}
+
+// childSettings reads a child's settings from its environment: the path
+// of its record file (without one the test is not a child: it skips), its
+// goroutines and their pace, and a context that ends with its lifetime or
+// when its stdin closes (the controller says stop, or died).
+func childSettings(t *testing.T, parent, recordVar, goroutinesVar, paceVar, lifetimeVar string) (path string, goroutines int, pace time.Duration, ctx context.Context) {
+	path = os.Getenv(recordVar)
+	if path == "" {
+		t.Skip("helper process of " + parent)
+	}
+	goroutines, err := strconv.Atoi(os.Getenv(goroutinesVar))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pace, err = time.ParseDuration(os.Getenv(paceVar)); err != nil {
+		t.Fatal(err)
+	}
+	lifetime, err := time.ParseDuration(os.Getenv(lifetimeVar))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lifetime)
+	t.Cleanup(cancel)
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		cancel()
+	}()
+	return path, goroutines, pace, ctx
 }

@@ -230,28 +230,7 @@ func tortureRun(t *testing.T, pg, endpoint, recovery string, duration time.Durat
 // TestTortureChild is one process of TestTorture, which starts it by running
 // the test binary again; on its own it skips.
 func TestTortureChild(t *testing.T) {
-	path := os.Getenv(envChildRecord)
-	if path == "" {
-		t.Skip("helper process of TestTorture")
-	}
-	goroutines, err := strconv.Atoi(os.Getenv(envChildGoroutines))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pace, err := time.ParseDuration(os.Getenv(envChildPace))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lifetime, err := time.ParseDuration(os.Getenv(envChildLifetime))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), lifetime)
-	defer cancel()
-	go func() { // stdin closed: the controller says stop (or died)
-		io.Copy(io.Discard, os.Stdin)
-		cancel()
-	}()
+	path, goroutines, pace, ctx := childSettings(t, "TestTorture", envChildRecord, envChildGoroutines, envChildPace, envChildLifetime)
 	db, err := sql.Open("seqshim", os.Getenv(envChildDSN))
 	if err != nil {
 		t.Fatal(err)
@@ -1019,28 +998,7 @@ func readTortureDBRecord(path string) (rows []tortureDBRow, errs []tortureDBErro
 // goroutine inserts rows into a database chosen at random, through seqshim,
 // and records what each INSERT gave it, until stdin closes.
 func TestTortureDatabasesChild(t *testing.T) {
-	path := os.Getenv(envDBChildRecord)
-	if path == "" {
-		t.Skip("helper process of TestTortureDatabases")
-	}
-	goroutines, err := strconv.Atoi(os.Getenv(envDBChildGoroutines))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pace, err := time.ParseDuration(os.Getenv(envDBChildPace))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lifetime, err := time.ParseDuration(os.Getenv(envDBChildLifetime))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), lifetime)
-	defer cancel()
-	go func() { // stdin closed: the controller says stop (or died)
-		io.Copy(io.Discard, os.Stdin)
-		cancel()
-	}()
+	path, goroutines, pace, ctx := childSettings(t, "TestTortureDatabases", envDBChildRecord, envDBChildGoroutines, envDBChildPace, envDBChildLifetime)
 	var dbs []*sql.DB
 	for dsn := range strings.SplitSeq(os.Getenv(envDBChildDSNs), "\n") {
 		db, err := sql.Open("seqshim", dsn)
