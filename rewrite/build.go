@@ -30,6 +30,12 @@ func build(d Dialect, sql string) *Plan {
 	spans := split(l)
 	if d == Postgres {
 		if err := visibleSyntaxError(l, spans); err != nil {
+			if !mayTrigger(sql) {
+				// Nothing to draw (a text planned for its session
+				// effects): PostgreSQL refuses it whole with its own
+				// error, and nothing of it runs, so it has no effects.
+				return passThroughPlan
+			}
 			return rejectPlan(sql, err)
 		}
 	}
@@ -113,9 +119,11 @@ var danglingWords = []string{"as", "from", "where", "into", "returning", "having
 // it. The many errors the tokens do not show are the database's to report,
 // after seqshim did the sequence work of the statements it read.
 //
-// seqshim refuses the text itself rather than pass it through, so that a
-// later PostgreSQL that accepts more (a new statement) never evaluates a
-// call in it from its own sequence.
+// seqshim refuses a text with a trigger word itself rather than pass it
+// through, so that a later PostgreSQL that accepts more (a new statement)
+// never evaluates a call in it from its own sequence; a text without one
+// (planned for its session effects) goes to PostgreSQL, whose error is
+// exact.
 func visibleSyntaxError(l *lexer, spans []span) error {
 	for _, sp := range spans {
 		first := l.toks[sp.a]

@@ -101,8 +101,10 @@
 //     refused with PostgreSQL's error. So is a string whose tokens show a
 //     syntax error (a statement that starts with no statement's keyword,
 //     or ends with a comma, an operator or AS, FROM, WHERE; a ';' inside
-//     parentheses): PostgreSQL refuses the whole string, so no statement
-//     of it may draw a value. MySQL and SQLite run the statements of a
+//     parentheses) and a sequence call, sequence DDL or an INSERT seqshim
+//     may fill: PostgreSQL refuses the whole string, so no statement of it
+//     may draw a value (without those, the string passes through for
+//     PostgreSQL to refuse with its own error). MySQL and SQLite run the statements of a
 //     string one by one: there an unreadable string is refused with 42601.
 //   - Other syntax errors are the database's to find: a statement of the
 //     string that seqshim reads still draws its values (or applies its

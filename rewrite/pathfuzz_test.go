@@ -1,6 +1,9 @@
 package rewrite
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // FuzzPathEffects checks, for any text, the search_path effects its plan
 // gives (Plan.Path): only the postgres dialect has effects; the cheap tests
@@ -36,8 +39,9 @@ func FuzzPathEffects(f *testing.F) {
 			sql string
 			e   PathEffect
 		}{{"SET search_path TO x;\n", ChangesPath}, {"COMMIT;\n", EndsTransaction}, {"ROLLBACK TO SAVEPOINT s;\n", RollsBackToSavepoint}} {
-			whole := build(Postgres, before.sql+sql)
-			if whole.Err != nil || lex(Postgres, before.sql+sql).unreadable() {
+			text := before.sql + sql
+			whole, l := build(Postgres, text), lex(Postgres, text)
+			if whole.Err != nil || l.unreadable() || strings.IndexByte(text, 0) >= 0 || visibleSyntaxError(l, split(l)) != nil {
 				continue // refused whole: nothing of it runs
 			}
 			if got := whole.Path; got&before.e == 0 || got&e != e {
