@@ -56,11 +56,13 @@ type defaults struct {
 
 	known sync.Map // sequence name → the engine's ddlGen when the database was found to have it: see Session.here
 
-	set     atomic.Pointer[tableSet] // nil until the first load
-	loading atomic.Bool              // a background load is running
-	forgot  atomic.Uint64            // counts forgetDefaults: a load that saw it change is stale
-	mu      sync.Mutex               // serialises loads
-	version uint64                   // guarded by mu: the last version given
+	set        atomic.Pointer[tableSet]          // nil until the first load
+	loading    atomic.Bool                       // a background load is running
+	forgot     atomic.Uint64                     // counts forgetDefaults: a load that saw it change is stale
+	mu         sync.Mutex                        // serialises loads
+	version    uint64                            // guarded by mu: the last version given
+	last       map[string]*rewrite.TableDefaults // guarded by mu: the tables of that version
+	lastForgot uint64                            // guarded by mu: forgot when that version was read
 }
 
 // tableSet returns the table set, loading it when there is none yet or
@@ -79,7 +81,8 @@ func (d *defaults) tableSet(ctx context.Context) (*tableSet, error) {
 func (d *defaults) loadedSet(ctx context.Context) *tableSet {
 	ts := d.set.Load()
 	if ts == nil {
-		if err := d.load(ctx); err != nil {
+		ts, err := d.load(ctx)
+		if err != nil {
 			// Statements go as they are (an INSERT that needed a default
 			// fails in the database, NOT NULL) until a load succeeds: a
 			// store outage must not fail the INSERTs of every table.
@@ -87,53 +90,63 @@ func (d *defaults) loadedSet(ctx context.Context) *tableSet {
 			if d.set.CompareAndSwap(nil, failed) {
 				failed.expire(retryDefaults)
 			}
+			return d.set.Load()
 		}
-		return d.set.Load()
+		return ts
 	}
 	if ts.stale.Load() && d.loading.CompareAndSwap(false, true) {
 		go func() {
 			defer d.loading.Store(false)
 			ctx, cancel := context.WithTimeout(context.Background(), defaultsTimeout)
 			defer cancel()
-			_ = d.load(ctx) // kept as it was: the next statement tries again
+			_, _ = d.load(ctx) // kept as it was: the next statement tries again
 		}()
 	}
 	return ts
 }
 
 // load reads every sequence's column defaults in the database from the
-// store. A read that column DDL of the process overtook (forgetDefaults ran
-// while it read) is stale: it is read again, and never published.
-func (d *defaults) load(ctx context.Context) error {
+// store, and publishes them unless column DDL of the process overtook the
+// read (forgetDefaults ran while it read): then it reads again. A read
+// overtaken every time is returned unpublished: it holds all the DDL
+// committed before the load began, which is all the caller's statement may
+// rely on, but not necessarily the DDL that overtook it, which later
+// statements must see.
+func (d *defaults) load(ctx context.Context) (*tableSet, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for range maxDefaultsReads {
+	for i := 0; ; i++ {
 		forgot := d.forgot.Load()
 		infos, err := d.e.store.List(ctx)
 		if err != nil {
-			return d.e.storeErr(err)
+			return nil, d.e.storeErr(err)
 		}
 		if d.forgot.Load() != forgot {
-			continue
+			if i+1 < maxDefaultsReads {
+				continue
+			}
+			return d.tables(infos, forgot), nil
 		}
-		ts := d.publish(infos)
+		ts := d.tables(infos, forgot)
+		d.set.Store(ts)
 		if d.forgot.Load() != forgot {
 			// Forgotten while it was published: a forget that came
 			// after the check above stored nil before ts, or will.
 			d.set.CompareAndSwap(ts, nil)
 		}
-		return nil
+		return ts, nil
 	}
-	return nil // left unloaded: the next statement that needs them reads again
 }
 
 // maxDefaultsReads bounds the reads of one load that column DDL keeps
 // overtaking.
 const maxDefaultsReads = 4
 
-// publish makes the column defaults of infos, in the database, the
-// engine's.
-func (d *defaults) publish(infos []sequence.Info) *tableSet {
+// tables is the table set of the column defaults of infos in the
+// database, read after forgot forgets, marked stale after defaultsTTL. Its
+// version is new when the tables changed or column DDL ran since the last
+// (a table's columns may have changed). Called with mu held.
+func (d *defaults) tables(infos []sequence.Info, forgot uint64) *tableSet {
 	tables := map[string]*rewrite.TableDefaults{}
 	for _, info := range infos {
 		view, visible := info.Spec, true
@@ -152,15 +165,12 @@ func (d *defaults) publish(infos []sequence.Info) *tableSet {
 			t.Defaults = append(t.Defaults, rewrite.ColumnSequence{Column: c.Column, Sequence: info.Name, Kind: c.Kind})
 		}
 	}
-	old := d.set.Load()
-	version := d.version
-	if old == nil || !sameTables(old.tables, tables) {
+	if d.last == nil || forgot != d.lastForgot || !sameTables(d.last, tables) {
 		d.version++
-		version = d.version
+		d.last, d.lastForgot = tables, forgot
 	}
-	ts := &tableSet{tables: tables, version: version}
+	ts := &tableSet{tables: tables, version: d.version}
 	ts.expire(defaultsTTL)
-	d.set.Store(ts)
 	return ts
 }
 
