@@ -63,7 +63,10 @@ func checkPlan(t *testing.T, d Dialect, sql string) {
 	if err != p.Err {
 		t.Fatalf("Plan returned %v with a plan whose Err is %v", err, p.Err)
 	}
-	if again, _ := planners[d].Plan(sql); mayTrigger(sql) && again != p {
+	// A plan with work for seqshim is kept; one that only tells the
+	// session about the text (its INSERTs, its session effects) is not,
+	// so that such texts do not push the others out.
+	if again, _ := planners[d].Plan(sql); !p.PassThrough() && again != p {
 		t.Fatalf("the plan was not kept: %p, then %p", p, again)
 	}
 	if b := Build(d, sql); !reflect.DeepEqual(b, p) {
