@@ -351,14 +351,24 @@ func (s *Session[A]) handle(name string) *seqcache.Handle {
 }
 
 // storeErr labels an error that is not PostgreSQL's own as the store's,
-// naming the store.
+// naming the store, once.
 func (e *Engine) storeErr(err error) error {
 	var se *sequence.Error
-	if errors.As(err, &se) {
+	var labeled *storeError
+	if errors.As(err, &se) || errors.As(err, &labeled) {
 		return err
 	}
-	return fmt.Errorf("%s: %w", e.label, err)
+	return &storeError{label: e.label, err: err}
 }
+
+// storeError is an error of the store, labeled by storeErr.
+type storeError struct {
+	label string
+	err   error
+}
+
+func (e *storeError) Error() string { return e.label + ": " + e.err.Error() }
+func (e *storeError) Unwrap() error { return e.err }
 
 // local answers a Local statement: one row, or one per generate_series
 // value, each evaluating the calls in order.

@@ -191,6 +191,13 @@ func (s *Session[A]) others(info sequence.Info) bool {
 // process undeclared for this database is seen at this engine's next DDL.
 // held is true for a sequence the open transaction has (created, or
 // attached to, not committed yet).
+//
+// A store that cannot be read does not fail nextval here: the check is
+// made again at the next call, and the draw itself goes to the cache,
+// which serves its block through a store outage as it always did (or
+// fails with the outage's error). Meanwhile a nextval of a sequence this
+// database lacks draws from the counter other databases share — unique
+// values still — rather than fail with 42P01.
 func (s *Session[A]) here(ctx context.Context, h *seqcache.Handle, held bool) error {
 	if s.dbID == "" || held {
 		return nil
@@ -201,12 +208,12 @@ func (s *Session[A]) here(ctx context.Context, h *seqcache.Handle, held bool) er
 	}
 	name := h.Name()
 	if v, ok := s.defs.known.Load(name); !ok || v.(uint64) != g {
-		ok, err := s.exists(ctx, name)
-		if err != nil {
-			return err
-		}
-		if !ok {
+		_, visible, err := s.describe(ctx, name)
+		switch {
+		case errors.Is(err, sequence.ErrNotFound) || err == nil && !visible:
 			return notHere(name)
+		case err != nil:
+			return nil // unchecked: see above; checked again next time
 		}
 		s.defs.known.Store(name, g)
 	}
