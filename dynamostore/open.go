@@ -30,13 +30,14 @@ type URL struct {
 func ParseURL(rawurl string) (URL, error) {
 	u, err := url.Parse(rawurl)
 	if err != nil {
-		return URL{}, fmt.Errorf("%w: %w", ErrURL, err)
+		return URL{}, fmt.Errorf("%w: %w", ErrURL, parseReason(err))
 	}
 	if u.Scheme != "dynamodb" {
 		return URL{}, fmt.Errorf("%w: scheme %q, want dynamodb://TABLE", ErrURL, u.Scheme)
 	}
 	if u.User != nil || u.Port() != "" || (u.Path != "" && u.Path != "/") || u.Fragment != "" || u.Opaque != "" {
-		return URL{}, fmt.Errorf("%w: %q: want dynamodb://TABLE?region=R&endpoint=URL&prefix=P", ErrURL, rawurl)
+		// Redacted: a URL with user info may carry a password.
+		return URL{}, fmt.Errorf("%w: %q: want dynamodb://TABLE?region=R&endpoint=URL&prefix=P", ErrURL, u.Redacted())
 	}
 	p := URL{Table: u.Host}
 	if !validTable(p.Table) {
@@ -55,8 +56,12 @@ func ParseURL(rawurl string) (URL, error) {
 			p.Region = v[0]
 		case "endpoint":
 			p.Endpoint = v[0]
-			if e, err := url.Parse(p.Endpoint); err != nil || (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" {
-				return URL{}, fmt.Errorf("%w: endpoint %q: want http(s)://host[:port]", ErrURL, p.Endpoint)
+			e, err := url.Parse(p.Endpoint)
+			if err != nil {
+				return URL{}, fmt.Errorf("%w: endpoint: %w: want http(s)://host[:port]", ErrURL, parseReason(err))
+			}
+			if (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" {
+				return URL{}, fmt.Errorf("%w: endpoint %q: want http(s)://host[:port]", ErrURL, e.Redacted())
 			}
 		case "prefix":
 			p.Prefix = v[0]
@@ -65,6 +70,16 @@ func ParseURL(rawurl string) (URL, error) {
 		}
 	}
 	return p, nil
+}
+
+// parseReason is the reason of a [url.Parse] error without the URL, which
+// may carry a password.
+func parseReason(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 func validTable(t string) bool {

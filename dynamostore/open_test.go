@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +34,11 @@ func TestParseURL(t *testing.T) {
 		{url: "dynamodb://seqs?region=a&region=b", err: true},       // ambiguous
 		{url: "dynamodb://seqs?endpoint=127.0.0.1:8000", err: true}, // no scheme
 		{url: "dynamodb:seqs", err: true},
+		// A password never shows in the error (found by FuzzOpen).
+		{url: "dYnAmodB://:s3cret-pw@", err: true},
+		{url: "dynamodb://u:s3cret-pw@[::1", err: true},
+		{url: "dynamodb://seqs?endpoint=" + url.QueryEscape("ftp://u:s3cret-pw@host"), err: true},
+		{url: "dynamodb://seqs?endpoint=" + url.QueryEscape("http://u:s3cret-pw@[::1"), err: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
@@ -40,6 +46,9 @@ func TestParseURL(t *testing.T) {
 			if tt.err {
 				if !errors.Is(err, dynamostore.ErrURL) {
 					t.Fatalf("ParseURL = %+v, %v; want ErrURL", got, err)
+				}
+				if strings.Contains(err.Error(), "s3cret-pw") {
+					t.Fatalf("ParseURL: the error shows the password: %v", err)
 				}
 				return
 			}

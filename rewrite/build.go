@@ -20,7 +20,12 @@ func build(d Dialect, sql string) *Plan {
 		return rejectPlan(sql, syntaxErr("seqshim: syntax error: a NUL byte at offset %d; nothing of the text was run", i))
 	}
 	if d == Postgres && !utf8.ValidString(sql) {
-		// PostgreSQL refuses the whole string (22021) before it parses it.
+		// PostgreSQL refuses the whole string (22021) before it parses
+		// it. With nothing to draw (a text planned for its session
+		// effects) it goes there for that error; nothing of it runs.
+		if !mayTrigger(sql) {
+			return passThroughPlan
+		}
 		return rejectPlan(sql, sequence.InvalidEncodingError(sql))
 	}
 	l := lex(d, sql)

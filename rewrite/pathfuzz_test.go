@@ -3,6 +3,7 @@ package rewrite
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzPathEffects checks, for any text, the search_path effects its plan
@@ -41,7 +42,7 @@ func FuzzPathEffects(f *testing.F) {
 		}{{"SET search_path TO x;\n", ChangesPath}, {"COMMIT;\n", EndsTransaction}, {"ROLLBACK TO SAVEPOINT s;\n", RollsBackToSavepoint}} {
 			text := before.sql + sql
 			whole, l := build(Postgres, text), lex(Postgres, text)
-			if whole.Err != nil || l.unreadable() || strings.IndexByte(text, 0) >= 0 || visibleSyntaxError(l, split(l)) != nil {
+			if whole.Err != nil || l.unreadable() || strings.IndexByte(text, 0) >= 0 || !utf8.ValidString(text) || visibleSyntaxError(l, split(l)) != nil {
 				continue // refused whole: nothing of it runs
 			}
 			if got := whole.Path; got&before.e == 0 || got&e != e {
