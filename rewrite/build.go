@@ -403,15 +403,6 @@ func analyze(l *lexer, sp span) Statement {
 			return st
 		}
 	}
-	if l.d == MySQL {
-		if why := mysqlPerRow(st.Text); why != "" {
-			st.Kind, st.Calls, st.Err = Reject, nil, unsupported(
-				"%s is evaluated once per row %s, but seqshim serves one value per call site: "+
-					"get the values first (one per row) and pass them as parameters",
-				s.src(s.found[0].ts, s.found[0].te), why)
-			return st
-		}
-	}
 	st.Kind = Rewrite
 	s.aliases(st.Calls)
 	return st

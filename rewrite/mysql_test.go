@@ -7,7 +7,7 @@ import (
 func TestMySQLPerRow(t *testing.T) {
 	for _, tc := range []struct {
 		sql     string
-		perRow  bool
+		perRow  bool // evaluated once per row: the planner refuses it
 		parsing bool // sqlparser reads it
 	}{
 		{"UPDATE t SET a = NEXTVAL(s)", true, true},
@@ -19,14 +19,18 @@ func TestMySQLPerRow(t *testing.T) {
 		{"SELECT NEXTVAL(s), 1", false, true},
 		{"INSERT INTO t VALUES (NEXTVAL(s), ?), (NEXTVAL(s), ?)", false, true},
 		{"INSERT INTO t VALUES (NEXTVAL(s)) ON DUPLICATE KEY UPDATE a = NEXTVAL(s)", false, true},
-		{"SELECT NEXT VALUE FOR s FROM t", false, false},    // not its syntax: the lexer decides
-		{"UPDATE t SET a = NEXTVAL(s) /*!*/", false, false}, // sqlparser panics: recovered
+		{"SELECT NEXT VALUE FOR s FROM t", true, false},    // not its syntax: the lexer decides
+		{"UPDATE t SET a = NEXTVAL(s) /*!*/", true, false}, // sqlparser panics: recovered
 	} {
 		if _, ok := mysqlParse(tc.sql); ok != tc.parsing {
 			t.Errorf("%q: sqlparser reads it: %v", tc.sql, ok)
 		}
-		if got := mysqlPerRow(tc.sql) != ""; got != tc.perRow {
+		if got := mysqlPerRow(tc.sql) != ""; got != (tc.perRow && tc.parsing) {
 			t.Errorf("mysqlPerRow(%q) = %v, want %v", tc.sql, got, tc.perRow)
+		}
+		// The planner reads it alike, and where the oracle cannot.
+		if st := one(t, MySQL, tc.sql); (st.Kind == Reject) != tc.perRow {
+			t.Errorf("%q plans to %v (%v), want per-row %v", tc.sql, st.Kind, st.Err, tc.perRow)
 		}
 	}
 }
