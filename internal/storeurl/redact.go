@@ -23,7 +23,14 @@ var keywordPassword = regexp.MustCompile(`(?i)\bpassword\s*=\s*('(?:[^'\\]|\\.)*
 func Redact(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
-		return redactUnparsed(s)
+		r := redactUnparsed(s)
+		if _, err := url.Parse(r); err == nil && r != s {
+			// Hiding made it a URL (a stray % was in the password):
+			// what it shows now is redacted as a URL's, so that Redact
+			// of its own output changes nothing.
+			return Redact(r)
+		}
+		return r
 	}
 	if u.Scheme == "" && u.User == nil {
 		return keywordPassword.ReplaceAllString(s, "password="+redacted)
