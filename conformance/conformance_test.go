@@ -130,13 +130,28 @@ func addParams(dbURL, params string) (string, error) {
 	return u.String(), nil
 }
 
-// withStore adds seqshim.store to a postgres:// URL.
+// patience are the DSN parameters of every seqshim handle of the suite: a
+// store call slower than the defaults allow (a loaded machine) is waited
+// for, not abandoned. An abandoned reservation the store applied anyway is
+// a gap, correct but not PostgreSQL's exact value.
+var patience = url.Values{"seqshim.max_wait": {"1m"}, "seqshim.refill_timeout": {"30s"}}
+
+// withPatience adds the suite's patience to DSN parameters q.
+func withPatience(q url.Values) url.Values {
+	for k, v := range patience {
+		q[k] = v
+	}
+	return q
+}
+
+// withStore adds seqshim.store, and the suite's patience, to a
+// postgres:// URL.
 func withStore(t *testing.T, dbURL, store string) string {
 	u, err := url.Parse(dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := u.Query()
+	q := withPatience(u.Query())
 	q.Set("seqshim.store", store)
 	u.RawQuery = q.Encode()
 	return u.String()

@@ -66,7 +66,7 @@ func TestMultiDB(t *testing.T) {
 				t.Run(tg.name, func(t *testing.T) {
 					defer count(t)
 					store := tg.store(t, env)
-					got := runMulti(t, env, "seqshim", url.Values{"seqshim.store": {store}}.Encode(), sc)
+					got := runMulti(t, env, "seqshim", withPatience(url.Values{"seqshim.store": {store}}).Encode(), sc)
 					if o := conformance.Compare(sc, native, got); !o.OK() {
 						t.Errorf("%s differs from PostgreSQL:\n%s", tg.name, conformance.Diff(sc, tg.name, o))
 					}

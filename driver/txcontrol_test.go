@@ -24,9 +24,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	seqdriver "github.com/seqshim/seqshim/driver"
 	"github.com/seqshim/seqshim/internal/storeurl"
 	"github.com/seqshim/seqshim/internal/testkit/testenv"
 	"github.com/seqshim/seqshim/sequence"
@@ -565,7 +567,11 @@ func TestTxControl(t *testing.T) {
 			}
 			sides := []txSide{
 				{name: "native", db: native, native: native},
-				{name: "seqshim", db: seqshimDB(t, st), native: native, st: st},
+				// Patient: a store call slow on a loaded machine is waited
+				// for; this test is about what commits, not how fast.
+				{name: "seqshim", db: seqshimDB(t, st, func(o *seqdriver.Options) {
+					o.MaxWait, o.RefillTimeout = time.Minute, 30*time.Second
+				}), native: native, st: st},
 			}
 			var (
 				mu    sync.Mutex
