@@ -72,7 +72,10 @@ func FuzzOpen(f *testing.F) {
 				t.Fatalf("Open(%q) = %T and %v", raw, st, err)
 			}
 			if parseErr == nil && u.User != nil {
-				if pw, ok := u.User.Password(); ok && len(pw) >= 4 && strings.Count(raw, pw) == 1 && strings.Contains(err.Error(), pw) {
+				// (Unless the URL redacted shows it all the same: its
+				// escaping can spell it, \xe0000 becoming %E0000.)
+				if pw, ok := u.User.Password(); ok && len(pw) >= 4 && strings.Count(raw, pw) == 1 &&
+					!strings.Contains(u.Redacted(), pw) && strings.Contains(err.Error(), pw) {
 					t.Fatalf("Open(%q): the error shows the password: %v", raw, err)
 				}
 			}
