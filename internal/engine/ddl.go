@@ -81,7 +81,11 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				return s.eng.storeErr(s.ddlError(ctx, d, i, name, s.notSequence(ctx, name, err)))
 			}
 			if d.OwnedBy != "" {
-				ref, err := s.ownedBy(ctx, name, d.OwnedBy)
+				info, _, err := s.describe(ctx, name)
+				if err != nil {
+					return s.eng.storeErr(err)
+				}
+				ref, err := s.checkOwnedBy(ctx, name, d, info.Spec, info.Position)
 				if err != nil {
 					return err
 				}
@@ -220,6 +224,29 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 		return fmt.Errorf("seqshim: unknown DDL operation %v", d.Op)
 	}
 	return nil
+}
+
+// checkOwnedBy resolves OWNED BY of ALTER SEQUENCE d on sequence name,
+// whose spec (this database's view) and position are given, with
+// PostgreSQL's errors in its order: the options first, then OWNED BY's
+// own checks (ownedBy), then an identity column's sequence, whose owner
+// cannot change (0A000).
+func (s *Session[A]) checkOwnedBy(ctx context.Context, name string, d *rewrite.DDL, spec sequence.Spec, pos sequence.Position) (string, error) {
+	if _, _, err := d.Clauses.Alter(spec, pos); err != nil {
+		return "", err
+	}
+	ref, err := s.ownedBy(ctx, name, d.OwnedBy)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range spec.Defaults {
+		if c.Kind.IsIdentity() {
+			return "", &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: sequence.ErrInvalid,
+				Message: "cannot change ownership of identity sequence",
+				Detail:  fmt.Sprintf(`Sequence "%s" is linked to table "%s".`, sequence.RelName(name), sequence.RelName(c.Table))}
+		}
+	}
+	return ref, nil
 }
 
 // heldNames is d with its names resolved through the search_path, for a

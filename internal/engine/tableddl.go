@@ -535,6 +535,17 @@ func columnError(code, format, column, rel string) error {
 	return &sequence.Error{Code: code, Kind: sequence.ErrInvalid, Message: fmt.Sprintf(format, column, rel)}
 }
 
+// codeInvalidTableDefinition is PostgreSQL's invalid_table_definition.
+const codeInvalidTableDefinition = "42P16"
+
+// hasChildren reports whether table has inheritance children, partitions
+// included: PostgreSQL adds no identity column to it (ALTER TABLE without
+// ONLY would add it to them too).
+func (s *Session[A]) hasChildren(ctx context.Context, table tableRef) (bool, error) {
+	row, err := s.queryRow(ctx, "SELECT EXISTS (SELECT FROM pg_catalog.pg_inherits WHERE inhparent = pg_catalog.to_regclass($1))::text", table.quoted())
+	return len(row) == 1 && row[0] == "true", err
+}
+
 // alterTable serves the subcommands of ALTER TABLE that concern store-backed
 // column defaults.
 func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tablePlan, error) {
@@ -567,14 +578,18 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 		switch c.Action {
 		case rewrite.AddColumn:
 			d := c.Def.Default
-			if d != nil && c.IfNotExists {
+			if d != nil || c.Err != nil {
+				// PostgreSQL checks that the column is new first.
 				facts, err := s.columnFacts(ctx, table, c.Def.Name)
 				if err != nil {
 					return nil, err
 				}
 				if facts.exists {
-					continue // PostgreSQL: a notice, the column stays as it is
+					continue // the database's 42701, or IF NOT EXISTS's notice
 				}
+			}
+			if c.Err != nil {
+				return nil, c.Err
 			}
 			switch {
 			case d == nil:
@@ -589,6 +604,17 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 					ops = append(ops, s.editDefaults(seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault { return sequence.WithDefault(ds, col) }))
 				}
 			default:
+				if d.Kind.IsIdentity() && !t.Only {
+					// Identity does not inherit: PostgreSQL refuses it on
+					// a table with children (ONLY fails in the database,
+					// which refuses any column added to a parent alone).
+					if children, err := s.hasChildren(ctx, table); err != nil {
+						return nil, err
+					} else if children {
+						return nil, &sequence.Error{Code: codeInvalidTableDefinition, Kind: sequence.ErrInvalid,
+							Message: "cannot recursively add identity column to table that has child tables"}
+					}
+				}
 				// PostgreSQL fills the rows a table has from the new
 				// sequence, one value per row: the database cannot,
 				// without its own sequence.
@@ -631,6 +657,10 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 				return nil, identityColumnError(c.Column, table.rel, true)
 			}
 			unbind(c.Column)
+		case rewrite.DropNotNull:
+			if bound && b.kind.IsIdentity() {
+				return nil, identityColumnError(c.Column, table.rel, false)
+			}
 		case rewrite.AddIdentity:
 			facts, err := s.columnFacts(ctx, table, c.Column)
 			switch {
@@ -638,16 +668,19 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 				return nil, err
 			case !facts.exists:
 				continue // the database reports it
+			}
+			// PostgreSQL's order: the type (its sequence is created
+			// first), then NOT NULL, an identity already, a default.
+			typ, err := identityType(facts.typ)
+			switch {
+			case err != nil:
+				return nil, err
+			case !facts.notNull:
+				return nil, columnError(codeObjectState, `column "%s" of relation "%s" must be declared NOT NULL before identity can be added`, c.Column, table.rel)
 			case bound && b.kind.IsIdentity():
 				return nil, columnError(codeObjectState, `column "%s" of relation "%s" is already an identity column`, c.Column, table.rel)
 			case bound || facts.hasDefault:
 				return nil, columnError(codeObjectState, `column "%s" of relation "%s" already has a default value`, c.Column, table.rel)
-			case !facts.notNull:
-				return nil, columnError(codeObjectState, `column "%s" of relation "%s" must be declared NOT NULL before identity can be added`, c.Column, table.rel)
-			}
-			typ, err := identityType(facts.typ)
-			if err != nil {
-				return nil, err
 			}
 			d := *c.Default
 			if d.Clauses.Type == nil {

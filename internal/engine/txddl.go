@@ -183,7 +183,7 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 			}
 			clauses := d.Clauses
 			if d.OwnedBy != "" {
-				ref, err := s.ownedBy(ctx, name, d.OwnedBy)
+				ref, err := s.checkOwnedBy(ctx, name, d, hs.spec, hs.pos)
 				if err != nil {
 					return err
 				}
