@@ -606,8 +606,8 @@ func TestTableCatalog(t *testing.T) {
 		{"ALTER TABLE t DROP COLUMN a, ADD COLUMN id bigserial", Catalog{Op: DropsOwners}},
 		{"ALTER TABLE t ALTER id DROP DEFAULT", Catalog{Op: DropsOwners}},
 		{"DROP TABLE a, b", Catalog{Op: DropsOwners}},
-		{"ALTER TABLE IF EXISTS s RENAME TO s2", Catalog{Op: AlterTable, Action: "RENAME TO", Names: []string{"s"}, RenameTo: "s2", IfExists: true}},
-		{"ALTER TABLE app.s SET SCHEMA other", Catalog{Op: AlterTable, Action: "SET SCHEMA", Names: []string{"app.s"}}},
+		{"ALTER TABLE IF EXISTS s RENAME TO s2", Catalog{Op: AlterTable, Action: "RENAME TO", Names: []string{"s"}, Unqualified: true, RenameTo: "s2", IfExists: true}},
+		{"ALTER TABLE app.s SET SCHEMA other", Catalog{Op: AlterTable, Action: "SET SCHEMA", Names: []string{"app.s"}, RenameTo: "other.s"}},
 	} {
 		st := one(t, Postgres, tc.sql)
 		if st.Kind != CatalogDDL || st.Table == nil || !reflect.DeepEqual(*st.Catalog, tc.want) {
