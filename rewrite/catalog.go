@@ -21,8 +21,10 @@ const (
 	// may drop a column that owns store sequences (OWNED BY), which are
 	// then dropped too, once the statement succeeded.
 	DropsOwners CatalogOp = iota + 1
-	// AlterTable: ALTER TABLE [IF EXISTS] name RENAME TO / OWNER TO / SET
-	// SCHEMA, which PostgreSQL applies to a sequence too.
+	// AlterTable: ALTER TABLE [IF EXISTS] name RENAME TO / SET SCHEMA /
+	// SET LOGGED / SET UNLOGGED / OWNER TO, which PostgreSQL applies to a
+	// sequence too (each as the statement's one subcommand; a malformed
+	// one is the database's syntax error).
 	AlterTable
 	// OnSequence: COMMENT ON SEQUENCE name, GRANT or REVOKE … ON SEQUENCE
 	// names.
@@ -42,14 +44,17 @@ type Catalog struct {
 	// Names are the canonical names the statement is about (AlterTable:
 	// one; OnSequence: one or more); none for DropsOwners.
 	Names []string
+	// Unqualified is true when the AlterTable name was written without a
+	// schema (resolved through the search_path).
+	Unqualified bool
 	// IfExists is ALTER TABLE IF EXISTS.
 	IfExists bool
 	// Action is the command as PostgreSQL's messages name it: "RENAME TO",
-	// "OWNER TO", "SET SCHEMA" (AlterTable), "COMMENT", "GRANT", "REVOKE"
-	// (OnSequence).
+	// "SET SCHEMA", "SET LOGGED", "SET UNLOGGED", "OWNER TO" (AlterTable),
+	// "COMMENT", "GRANT", "REVOKE" (OnSequence).
 	Action string
 	// RenameTo is the new canonical name of RENAME TO, in the schema of
-	// Names[0].
+	// Names[0], and of SET SCHEMA, in the new schema.
 	RenameTo string
 }
 
@@ -157,9 +162,9 @@ func (s *stmt) catalog() *Catalog {
 	return nil
 }
 
-// alterTable reads ALTER TABLE [IF EXISTS] [ONLY] name …: RENAME TO, OWNER
-// TO and SET SCHEMA may be about a store sequence; a DROP anywhere may drop
-// an owning column.
+// alterTable reads ALTER TABLE [IF EXISTS] [ONLY] name …: RENAME TO, SET
+// SCHEMA, SET LOGGED, SET UNLOGGED and OWNER TO may be about a store
+// sequence; a DROP anywhere may drop an owning column.
 func (s *stmt) alterTable() *Catalog {
 	i := 2
 	c := &Catalog{Op: AlterTable}
@@ -175,18 +180,28 @@ func (s *stmt) alterTable() *Catalog {
 		if s.punct(j, '*') {
 			j++
 		}
-		name, _, err := s.identName(parts)
+		name, unqualified, err := s.identName(parts)
+		c.Names, c.Unqualified = []string{name}, unqualified
 		switch {
 		case err != nil:
 		case s.is(j, "rename") && s.is(j+1, "to") && s.isName(j+2) && j+3 == len(s.toks):
 			to, _, err := s.identName([]int{j + 2})
 			if err == nil {
-				c.Action, c.Names = "RENAME TO", []string{name}
-				c.RenameTo = renamed(name, to)
+				c.Action, c.RenameTo = "RENAME TO", renamed(name, to)
 				return c
 			}
-		case s.is(j, "owner") && s.is(j+1, "to"), s.is(j, "set") && s.is(j+1, "schema"):
-			c.Action, c.Names = strings.ToUpper(s.word(j)+" "+s.word(j+1)), []string{name}
+		case s.is(j, "set") && s.is(j+1, "schema") && s.isName(j+2) && j+3 == len(s.toks):
+			schema, _, err := s.identName([]int{j + 2})
+			if err == nil {
+				_, rel := sequence.SplitName(name)
+				c.Action, c.RenameTo = "SET SCHEMA", sequence.FormatName(sequence.RelName(schema), rel)
+				return c
+			}
+		case s.is(j, "set") && s.isAny(j+1, "logged", "unlogged") && j+2 == len(s.toks):
+			c.Action = strings.ToUpper(s.word(j) + " " + s.word(j+1))
+			return c
+		case s.is(j, "owner") && s.is(j+1, "to"):
+			c.Action = "OWNER TO"
 			return c
 		}
 	}

@@ -112,8 +112,33 @@ func (s *stmt) parseDDL(d *DDL) (*DDL, error) {
 			_, rel := sequence.SplitName(to)
 			d.Op, d.RenameTo = Rename, sequence.FormatName(schema, rel)
 			return d, nil
-		case s.is(i, "owner") && s.is(i+1, "to"), s.is(i, "set") && s.isAny(i+1, "schema", "logged", "unlogged"):
-			return nil, unsupported("ALTER SEQUENCE … %s is not supported: seqshim sequences live in its store, not in the database", strings.ToUpper(s.src(i, i+2)))
+		case s.is(i, "set") && s.is(i+1, "schema"):
+			if !s.isName(i + 2) {
+				return nil, s.syntaxAt(i + 2)
+			}
+			if i+3 != len(s.toks) {
+				return nil, s.syntaxAt(i + 3)
+			}
+			schema, _, err := s.identName([]int{i + 2})
+			if err != nil {
+				return nil, err
+			}
+			_, rel := sequence.SplitName(d.Names[0])
+			d.Op, d.RenameTo = Move, sequence.FormatName(sequence.RelName(schema), rel)
+			return d, nil
+		case s.is(i, "set") && s.isAny(i+1, "logged", "unlogged"):
+			// ALTER SEQUENCE takes ALTER TABLE's subcommands: SET LOGGED
+			// and SET UNLOGGED are the ones that apply to a sequence.
+			if s.punct(i+2, ',') {
+				return nil, unsupported("seqshim: ALTER SEQUENCE with several subcommands is not supported: PostgreSQL's answer depends on the sequence's persistence, which a store sequence does not have; send SET LOGGED or SET UNLOGGED alone")
+			}
+			if i+2 != len(s.toks) {
+				return nil, s.syntaxAt(i + 2)
+			}
+			d.Op, d.Unlogged = SetLogged, s.is(i+1, "unlogged")
+			return d, nil
+		case s.is(i, "owner") && s.is(i+1, "to"):
+			return nil, unsupported("ALTER SEQUENCE … OWNER TO is not supported: seqshim sequences live in its store, not in the database")
 		}
 		if i == len(s.toks) {
 			return nil, s.syntaxAt(i) // ALTER SEQUENCE needs an option

@@ -124,7 +124,9 @@
 //     nextval leaves NULLs). A LIKE … INCLUDING IDENTITY or DEFAULTS copy of
 //     a table whose defaults are in the store copies none.
 //   - Only sequence DDL of the forms PostgreSQL documents is parsed; ALTER
-//     SEQUENCE … OWNER TO / SET SCHEMA / SET LOGGED and CREATE TEMPORARY
-//     SEQUENCE are rejected with 0A000 (a store sequence belongs to no
-//     single session).
+//     SEQUENCE … OWNER TO (a store sequence has no owner), ALTER SEQUENCE
+//     with several subcommands (SET LOGGED, SET UNLOGGED: PostgreSQL's
+//     answer depends on a persistence a store sequence does not have) and
+//     CREATE TEMPORARY SEQUENCE (a store sequence belongs to no single
+//     session) are rejected with 0A000.
 package rewrite

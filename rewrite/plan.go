@@ -186,6 +186,13 @@ const (
 	Alter                   // ALTER SEQUENCE with options (may be none, e.g. only OWNED BY)
 	Rename                  // ALTER SEQUENCE … RENAME TO
 	Drop                    // DROP SEQUENCE
+	// Move is ALTER SEQUENCE … SET SCHEMA: RenameTo is the sequence's
+	// canonical name in the new schema.
+	Move
+	// SetLogged is ALTER SEQUENCE … SET LOGGED, or SET UNLOGGED
+	// (DDL.Unlogged): the persistence of the database's relation, which a
+	// store sequence does not have (the store is durable either way).
+	SetLogged
 )
 
 // String returns the SQL command.
@@ -193,7 +200,7 @@ func (o DDLOp) String() string {
 	switch o {
 	case Create:
 		return "CREATE SEQUENCE"
-	case Alter, Rename:
+	case Alter, Rename, Move, SetLogged:
 		return "ALTER SEQUENCE"
 	case Drop:
 		return "DROP SEQUENCE"
@@ -216,10 +223,11 @@ type DDL struct {
 
 	IfNotExists bool // CREATE … IF NOT EXISTS
 	IfExists    bool // ALTER / DROP … IF EXISTS
-	Unlogged    bool // CREATE UNLOGGED SEQUENCE
+	Unlogged    bool // CREATE UNLOGGED SEQUENCE, ALTER SEQUENCE … SET UNLOGGED
 	Cascade     bool // DROP … CASCADE
 
-	// RenameTo is the new canonical name of Rename, in the schema of Names[0].
+	// RenameTo is the new canonical name of Rename, in the schema of
+	// Names[0], and of Move, in the schema SET SCHEMA names.
 	RenameTo string
 	// OwnedBy is OWNED BY as written and canonicalised like a name
 	// (table.column or schema.table.column), "none" for OWNED BY NONE, or "".

@@ -77,13 +77,16 @@ const (
 	RenameTable
 	// SetSchema: SET SCHEMA NewName, the whole statement.
 	SetSchema
+	// DropNotNull: ALTER [COLUMN] c DROP NOT NULL, which an identity
+	// column refuses.
+	DropNotNull
 )
 
 var tableActionNames = [...]string{
 	OtherCmd: "other", AddColumn: "ADD COLUMN", SetDefault: "SET DEFAULT", DropDefault: "DROP DEFAULT",
 	AddIdentity: "ADD GENERATED", SetIdentity: "SET GENERATED/RESTART", DropIdentity: "DROP IDENTITY",
 	AlterType: "TYPE", DropColumn: "DROP COLUMN", RenameColumn: "RENAME COLUMN", RenameTable: "RENAME TO",
-	SetSchema: "SET SCHEMA",
+	SetSchema: "SET SCHEMA", DropNotNull: "DROP NOT NULL",
 }
 
 // String returns the subcommand's SQL words.
@@ -210,6 +213,12 @@ type TableCmd struct {
 	TypeText string
 	Type     sequence.Type
 	TypeErr  error
+
+	// Err is AddColumn's error after the syntax (parse analysis, the
+	// sequence's options, the type's), which PostgreSQL reports once it
+	// found that the column is new: when it exists, the database reports
+	// that, or IF NOT EXISTS skips it. Nil when there is none.
+	Err error
 
 	IfExists    bool // DROP [COLUMN] IF EXISTS, DROP IDENTITY IF EXISTS
 	IfNotExists bool // ADD [COLUMN] IF NOT EXISTS

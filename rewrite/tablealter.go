@@ -150,9 +150,16 @@ func (s *stmt) tableCmd(a, b int, table string, errs *tableErrs, covered *[][2]i
 		if s.is(j, "if") && s.is(j+1, "not") && s.is(j+2, "exists") {
 			ifNotExists, j = true, j+3
 		}
-		def, ok := s.columnDef(j, b, false, table, errs, covered)
+		// PostgreSQL checks that the column is new (IF NOT EXISTS skips
+		// it) before it analyses the definition: only syntax errors come
+		// first.
+		var defErrs tableErrs
+		def, ok := s.columnDef(j, b, false, table, &defErrs, covered)
+		errs.note(phaseSyntax, defErrs[phaseSyntax])
 		if ok {
 			c.Action, c.Def, c.Column, c.IfNotExists = AddColumn, &def, def.Name, ifNotExists
+			defErrs[phaseSyntax] = nil
+			c.Err = defErrs.first()
 		}
 	case s.is(a, "alter"):
 		j := a + 1
@@ -222,6 +229,12 @@ func (s *stmt) alterColumn(c *TableCmd, j, b int, errs *tableErrs, covered *[][2
 			return
 		}
 		c.Action = DropDefault
+	case s.is(j, "drop") && s.is(j+1, "not") && s.is(j+2, "null"):
+		if j+3 != b {
+			errs.note(phaseSyntax, s.syntaxAt(j+3))
+			return
+		}
+		c.Action = DropNotNull
 	case s.is(j, "add") && s.is(j+1, "generated"):
 		kind, open, end := s.identityClause(j+1, b, errs)
 		if end < 0 {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -320,15 +321,28 @@ func (s *Session[A]) catalogDDL(ctx context.Context, c *rewrite.Catalog) (served
 	case rewrite.DropsOwners:
 		return false, nil // once the database ran it: afterStatements
 	case rewrite.AlterTable:
-		name := c.Names[0]
-		if ok, err := s.storeOnly(ctx, name); err != nil || !ok {
+		name, err := s.storeRelation(ctx, c.Names[0], c.Unqualified)
+		if err != nil || name == "" {
 			return false, err
 		}
-		if c.Action == "RENAME TO" {
-			return true, s.ddl(ctx, &rewrite.DDL{Op: rewrite.Rename, Names: c.Names, RenameTo: c.RenameTo})
+		if ro, err := s.readOnly(ctx); err != nil || ro {
+			if err == nil {
+				err = readOnlyError("ALTER TABLE") // before anything else, as in PostgreSQL
+			}
+			return false, err
+		}
+		switch c.Action {
+		case "RENAME TO":
+			schema, _ := sequence.SplitName(name)
+			to := sequence.FormatName(schema, sequence.RelName(c.RenameTo))
+			return true, s.ddl(ctx, &rewrite.DDL{Op: rewrite.Rename, Names: []string{name}, RenameTo: to})
+		case "SET SCHEMA":
+			return true, s.ddl(ctx, &rewrite.DDL{Op: rewrite.Move, Names: []string{name}, RenameTo: c.RenameTo})
+		case "SET LOGGED", "SET UNLOGGED":
+			return true, nil // a store sequence has no persistence of its own: the store is durable
 		}
 		return false, unsupportedf(`seqshim: ALTER TABLE … %s is not supported for "%s", a sequence of seqshim's sequence store: `+
-			`store sequences have no owner or schema in the database; leave the statement out`, c.Action, sequence.RelName(name))
+			`store sequences have no owner in the database; leave the statement out`, c.Action, sequence.RelName(name))
 	case rewrite.ColumnDefaults:
 		return false, nil // nothing about store sequences as relations: see tableddl.go
 	case rewrite.OnSequence:
@@ -355,6 +369,54 @@ func (s *Session[A]) storeOnly(ctx context.Context, name string) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// storeRelation returns the store sequence that ALTER TABLE name (canonical;
+// written without a schema when unqualified) addresses, resolved as
+// PostgreSQL resolves a relation name: through the search_path to the first
+// schema with a relation of the database or a store sequence of that name.
+// It returns "" when that is a relation of the database, or nothing: the
+// database answers. A sequence the open transaction holds counts.
+func (s *Session[A]) storeRelation(ctx context.Context, name string, unqualified bool) (string, error) {
+	_, rel := sequence.SplitName(name)
+	if !unqualified || s.db == nil {
+		schema, _ := sequence.SplitName(name)
+		if kind, err := s.relkind(ctx, tableRef{schema, rel}.quoted()); err != nil || kind != 0 {
+			return "", err
+		}
+		if ok, err := s.visibleSeq(ctx, name); err != nil || !ok {
+			return "", err
+		}
+		return name, nil
+	}
+	seq, err := s.resolve(ctx, name)
+	switch {
+	case errors.Is(err, sequence.ErrNotFound):
+		seq = "" // unless the open transaction created it (the name as in public)
+		if s.tx != nil && s.tx.seqs[name] != nil {
+			seq = name
+		}
+	case err != nil:
+		return "", err
+	default:
+		if ok, err := s.visibleSeq(ctx, seq); err != nil || !ok {
+			return "", err // a trivial path resolves without looking
+		}
+	}
+	if seq == "" {
+		return "", nil
+	}
+	table, isRel, err := s.findTable(ctx, sequence.QuoteIdent(rel))
+	if err != nil {
+		return "", err
+	}
+	if isRel {
+		schema, _ := sequence.SplitName(seq)
+		if slices.Index(s.path.schemas, table.schema) <= slices.Index(s.path.schemas, schema) {
+			return "", nil // the database's relation comes first (pg_catalog and pg_temp before all)
+		}
+	}
+	return seq, nil
 }
 
 func unsupportedf(format string, args ...any) error {

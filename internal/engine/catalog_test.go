@@ -35,7 +35,9 @@ func TestPGCatalog(t *testing.T) {
 		query, code, prefix string
 	}{
 		{"ALTER TABLE s OWNER TO CURRENT_USER", "0A000", "seqshim: ALTER TABLE … OWNER TO is not supported"},
-		{"ALTER TABLE IF EXISTS s SET SCHEMA other", "0A000", "seqshim: ALTER TABLE … SET SCHEMA is not supported"},
+		{"ALTER TABLE IF EXISTS s SET SCHEMA other", "3F000", `schema "other" does not exist`},
+		{"ALTER SEQUENCE s SET SCHEMA pg_catalog", "0A000", "seqshim: a store sequence cannot move into pg_catalog"},
+		{"ALTER SEQUENCE s SET LOGGED, SET UNLOGGED", "0A000", "seqshim: ALTER SEQUENCE with several subcommands is not supported"},
 		{"COMMENT ON SEQUENCE s IS 'x'", "0A000", `seqshim: COMMENT on "s" is not supported`},
 		{"GRANT USAGE, SELECT ON SEQUENCE public.s TO PUBLIC", "0A000", `seqshim: GRANT on "s" is not supported`},
 		{"REVOKE ALL ON SEQUENCE s FROM PUBLIC", "0A000", `seqshim: REVOKE on "s" is not supported`},
@@ -60,6 +62,11 @@ func TestPGCatalog(t *testing.T) {
 	}
 	if _, err := s.eng.store.Describe(ctx, "s2"); err != nil {
 		t.Errorf("after the rename: %v", err)
+	}
+	// So is SET UNLOGGED: the store is durable, nothing changes.
+	ev, sql, err = run(t, s, "ALTER TABLE s2 SET UNLOGGED")
+	if err != nil || ev.Send || sql != "" {
+		t.Fatalf("ALTER TABLE s2 SET UNLOGGED: send %v %q, %v; want served", ev.Send, sql, err)
 	}
 	// A table's ALTER TABLE goes to the database as written.
 	ev, sql, err = run(t, s, "ALTER TABLE tt RENAME TO tt2")

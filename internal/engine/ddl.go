@@ -19,6 +19,9 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 	if err := s.ddlWritable(ctx, d); err != nil {
 		return err // PostgreSQL refuses it in a read-only transaction first
 	}
+	if d.Op == rewrite.SetLogged {
+		return s.setLogged(ctx, d) // nothing changes: no DDL generation
+	}
 	defer s.eng.ddlGen.Add(1) // resolutions of unqualified names may be stale
 	if s.tx != nil || s.inTx() {
 		rd, err := s.heldNames(ctx, d)
@@ -81,7 +84,11 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				return s.eng.storeErr(s.ddlError(ctx, d, i, name, s.notSequence(ctx, name, err)))
 			}
 			if d.OwnedBy != "" {
-				ref, err := s.ownedBy(ctx, name, d.OwnedBy)
+				info, _, err := s.describe(ctx, name)
+				if err != nil {
+					return s.eng.storeErr(err)
+				}
+				ref, err := s.checkOwnedBy(ctx, name, d, info.Spec, info.Position)
 				if err != nil {
 					return err
 				}
@@ -101,43 +108,27 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				return s.eng.storeErr(s.ddlError(ctx, d, i, name, err))
 			}
 		}
-	case rewrite.Rename:
+	case rewrite.Rename, rewrite.Move:
 		names, err := s.ddlNames(ctx, d)
 		if err != nil {
 			return err
 		}
+		move := d.Op == rewrite.Move
 		for i, name := range names {
 			if name == "" {
 				continue
 			}
-			// The new name is in the schema of the sequence renamed.
-			schema, _ := sequence.SplitName(name)
-			to := sequence.FormatName(schema, sequence.RelName(d.RenameTo))
-			kind, err := s.relkind(ctx, to)
+			var to string
+			if move {
+				to, err = s.moveTarget(ctx, d, i, name)
+			} else {
+				to, err = s.renameTarget(ctx, d, i, name)
+			}
 			if err != nil {
 				return err
 			}
-			if kind == 0 {
-				// A store sequence of that name: the store's Rename would
-				// take a rename already done (name gone, to renamed from it)
-				// as success, but in SQL renaming onto an existing name
-				// always fails: 42P07, or 42P01 when name is missing.
-				if _, err := st.Describe(ctx, to); err == nil {
-					kind = 'S'
-				} else if !errors.Is(err, sequence.ErrNotFound) {
-					return s.eng.storeErr(err)
-				}
-			}
-			if kind != 0 {
-				// The new name is a relation's: 42P07, once the sequence is found.
-				if _, err := st.Describe(ctx, name); err != nil {
-					err = s.notSequence(ctx, name, err)
-					if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
-						continue
-					}
-					return s.eng.storeErr(s.ddlError(ctx, d, i, name, err))
-				}
-				return sequence.ExistsError(to)
+			if to == "" {
+				continue // IF EXISTS of a missing sequence, or a move to its own schema
 			}
 			err = s.eng.cache.Change(ctx, name, func(ctx context.Context) error {
 				info, visible, err := s.describe(ctx, name)
@@ -147,9 +138,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				case !visible:
 					return notHere(name)
 				case s.others(info):
-					return unsupportedf(`seqshim: ALTER SEQUENCE %s RENAME TO %s: the sequence is shared with other databases (%s), whose catalogs would lose it; `+
-						`create %s (it continues no counter), or rename it in every database at once with seqctl`,
-						sequence.RelName(name), sequence.RelName(to), strings.Join(sequence.MemberDBs(info.Spec.Members), ", "), sequence.RelName(to))
+					return sharedRenameError(name, to, info, move)
 				}
 				return st.Rename(ctx, name, to)
 			})
@@ -163,6 +152,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			s.eng.cache.Invalidate(to) // it may remember "does not exist"
 			s.eng.cache.Renamed(name, to)
 			s.seq.rename(name, to, s.eng.cache.Incarnation(to))
+			s.eng.forgetDefaults() // its column defaults, if any, draw from its new name
 		}
 	case rewrite.Drop:
 		resolved, err := s.ddlNames(ctx, d)
@@ -218,6 +208,108 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 		}
 	default:
 		return fmt.Errorf("seqshim: unknown DDL operation %v", d.Op)
+	}
+	return nil
+}
+
+// checkOwnedBy resolves OWNED BY of ALTER SEQUENCE d on sequence name,
+// whose spec (this database's view) and position are given, with
+// PostgreSQL's errors in its order: the options first, then OWNED BY's
+// own checks (ownedBy), then an identity column's sequence, whose owner
+// cannot change (0A000).
+func (s *Session[A]) checkOwnedBy(ctx context.Context, name string, d *rewrite.DDL, spec sequence.Spec, pos sequence.Position) (string, error) {
+	if _, _, err := d.Clauses.Alter(spec, pos); err != nil {
+		return "", err
+	}
+	ref, err := s.ownedBy(ctx, name, d.OwnedBy)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range spec.Defaults {
+		if c.Kind.IsIdentity() {
+			return "", &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: sequence.ErrInvalid,
+				Message: "cannot change ownership of identity sequence",
+				Detail:  fmt.Sprintf(`Sequence "%s" is linked to table "%s".`, sequence.RelName(name), sequence.RelName(c.Table))}
+		}
+	}
+	return ref, nil
+}
+
+// setLogged checks ALTER SEQUENCE … SET LOGGED / SET UNLOGGED: the
+// sequence must exist (42P01; 42809 for another relation; IF EXISTS skips
+// a missing one), as the transaction sees it. A store sequence has no
+// persistence of its own (the store is durable either way): nothing else
+// happens, and nothing is held.
+func (s *Session[A]) setLogged(ctx context.Context, d *rewrite.DDL) error {
+	for i, name := range d.Names {
+		if d.IsUnqualified(i) && s.db != nil {
+			r, err := s.resolve(ctx, name)
+			switch {
+			case err == nil:
+				name = r
+			case !errors.Is(err, sequence.ErrNotFound):
+				return err
+			} // else perhaps one the open transaction created, as in public
+		}
+		ok, err := s.visibleSeq(ctx, name)
+		if err != nil {
+			return err
+		}
+		if ok {
+			continue
+		}
+		err = s.notSequence(ctx, name, notHere(name))
+		if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
+			continue
+		}
+		return s.eng.storeErr(s.ddlError(ctx, d, i, name, err))
+	}
+	return nil
+}
+
+// renameTarget checks ALTER SEQUENCE names[i] RENAME TO outside a
+// transaction block and returns the new name, in the schema of the
+// sequence renamed ("" for IF EXISTS of a missing sequence). Renaming onto
+// an existing name always fails: 42P07 once the sequence is found, 42P01
+// when it is missing (the store's Rename would take a rename already done,
+// name gone and to renamed from it, as success).
+func (s *Session[A]) renameTarget(ctx context.Context, d *rewrite.DDL, i int, name string) (string, error) {
+	schema, _ := sequence.SplitName(name)
+	to := sequence.FormatName(schema, sequence.RelName(d.RenameTo))
+	err := s.checkRenameFree(ctx, to)
+	if err == nil {
+		return to, nil
+	}
+	if !errors.Is(err, sequence.ErrExists) {
+		return "", err
+	}
+	if _, derr := s.eng.store.Describe(ctx, name); derr != nil {
+		derr = s.notSequence(ctx, name, derr)
+		if d.IfExists && errors.Is(derr, sequence.ErrNotFound) {
+			return "", nil
+		}
+		return "", s.eng.storeErr(s.ddlError(ctx, d, i, name, derr))
+	}
+	return "", err
+}
+
+// checkRenameFree returns PostgreSQL's 42P07 when the canonical name to is
+// taken by a relation of the database or a sequence of the store.
+func (s *Session[A]) checkRenameFree(ctx context.Context, to string) error {
+	schema, rel := sequence.SplitName(to)
+	kind, err := s.relkind(ctx, tableRef{schema, rel}.quoted())
+	if err != nil {
+		return err
+	}
+	if kind == 0 {
+		if _, err := s.eng.store.Describe(ctx, to); err == nil {
+			kind = 'S'
+		} else if !errors.Is(err, sequence.ErrNotFound) {
+			return s.eng.storeErr(err)
+		}
+	}
+	if kind != 0 {
+		return sequence.ExistsError(to)
 	}
 	return nil
 }

@@ -22,7 +22,8 @@ import (
 // concern store-backed column defaults, judged from the engine's view of
 // the store's column defaults and the transaction's own: a CREATE TABLE,
 // or an ALTER TABLE giving a column a sequence default, with such a
-// column; an ALTER or DROP TABLE of a table that has one.
+// column; an ALTER or DROP TABLE of a table that has one; an ALTER TABLE
+// … SET SCHEMA of a table whose columns own store sequences.
 func (s *Session[A]) servesTables(ctx context.Context, pl *rewrite.Plan) (bool, error) {
 	var ts *tableSet
 	loaded := false
@@ -49,16 +50,34 @@ func (s *Session[A]) servesTables(ctx context.Context, pl *rewrite.Plan) (bool, 
 			}
 			ts, loaded = ts.overlay(s.heldDefaults()), true
 		}
-		if ts == nil {
-			continue
-		}
 		for k, name := range t.Names {
+			if ts == nil {
+				break
+			}
 			if d, err := s.tableDefaults(ctx, ts, name, t.IsUnqualified(k), false); err != nil || d != nil {
 				return d != nil, err
 			}
 		}
+		if t.Op == rewrite.TableAlter && slices.ContainsFunc(t.Cmds, func(c rewrite.TableCmd) bool { return c.Action == rewrite.SetSchema }) {
+			// Without column defaults, it may still own sequences, which
+			// move with it.
+			if owns, err := s.ownsSequences(ctx, tableArg(t.Names[0], t.IsUnqualified(0))); err != nil || owns {
+				return owns, err
+			}
+		}
 	}
 	return false, nil
+}
+
+// ownsSequences reports whether the table arg (tableArg) names has
+// columns that own store sequences.
+func (s *Session[A]) ownsSequences(ctx context.Context, arg string) (bool, error) {
+	table, exists, err := s.findTable(ctx, arg)
+	if err != nil || !exists {
+		return false, err
+	}
+	owned, err := s.tableOwns(ctx, table)
+	return len(owned) > 0, err
 }
 
 // evaluateTables runs a plan with table statements that serve store-backed
@@ -240,31 +259,44 @@ type binding struct {
 // (canonical), as the session sees them now: the store's, with the open
 // transaction's held DDL over them.
 func (s *Session[A]) tableBindings(ctx context.Context, table string) (map[string]binding, error) {
+	specs, err := s.sessionSpecs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]binding{}
+	for seq, spec := range specs {
+		for _, d := range spec.Defaults {
+			if d.Table == table {
+				out[d.Column] = binding{seq, d.Kind}
+			}
+		}
+	}
+	return out, nil
+}
+
+// sessionSpecs returns every store sequence of this session's database as
+// the session sees it now, by name: the store's (this database's view of
+// them), with the open transaction's held DDL over them.
+func (s *Session[A]) sessionSpecs(ctx context.Context) (map[string]sequence.Spec, error) {
 	infos, err := s.eng.store.List(ctx)
 	if err != nil {
 		return nil, s.eng.storeErr(err)
 	}
-	all := map[string][]sequence.ColumnDefault{}
+	out := make(map[string]sequence.Spec, len(infos))
 	for _, info := range infos {
 		if view, ok := s.view(info.Spec); ok {
-			all[info.Name] = view.Defaults
+			out[info.Name] = view
 		}
 	}
-	defs, dropped := s.heldDefaults()
-	for seq, d := range defs {
-		all[seq] = d
-	}
-	out := map[string]binding{}
-	for seq, ds := range all {
-		if dropped[seq] {
-			if _, again := defs[seq]; !again {
-				continue
-			}
+	if h := s.tx; h != nil {
+		for _, o := range h.drops {
+			delete(out, o)
 		}
-		for _, d := range ds {
-			if d.Table == table {
-				out[d.Column] = binding{seq, d.Kind}
-			}
+		for name := range h.hidden {
+			delete(out, name)
+		}
+		for name, hs := range h.seqs {
+			out[name] = hs.spec // the transaction's view of the sequence
 		}
 	}
 	return out, nil
@@ -315,15 +347,10 @@ func (t tableRef) quoted() string {
 	return `"` + strings.ReplaceAll(t.schema, `"`, `""`) + `"."` + strings.ReplaceAll(t.rel, `"`, `""`) + `"`
 }
 
-// findTable returns the table name (canonical; resolved through the
-// search_path when unqualified) names in the database, ok false when it has
-// none.
-func (s *Session[A]) findTable(ctx context.Context, name string) (tableRef, bool, error) {
-	schema, rel := sequence.SplitName(name)
-	arg := sequence.QuoteIdent(rel)
-	if schema != "" {
-		arg = sequence.QuoteIdent(schema) + "." + arg
-	}
+// findTable returns the relation arg names in the database (a regclass
+// input, such as tableArg's: resolved through the search_path when it has
+// no schema), ok false when it has none.
+func (s *Session[A]) findTable(ctx context.Context, arg string) (tableRef, bool, error) {
 	rows, ok, err := s.query(ctx, "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = pg_catalog.to_regclass("+literal(arg)+")")
 	if err != nil || !ok || len(rows) == 0 || len(rows[0]) != 2 {
 		return tableRef{}, false, err
@@ -491,10 +518,11 @@ func (s *Session[A]) createTable(ctx context.Context, t *rewrite.TableDDL) (*tab
 }
 
 // tableArg is a table name as written for to_regclass: the canonical name
-// with its schema, or without one to resolve through the search_path.
-func tableArg(canonical string) string {
+// with its schema, or, when it was written without one, its bare name, to
+// resolve through the search_path.
+func tableArg(canonical string, unqualified bool) string {
 	schema, rel := sequence.SplitName(canonical)
-	if schema == "" {
+	if unqualified {
 		return sequence.QuoteIdent(rel)
 	}
 	return sequence.QuoteIdent(schema) + "." + sequence.QuoteIdent(rel)
@@ -535,10 +563,21 @@ func columnError(code, format, column, rel string) error {
 	return &sequence.Error{Code: code, Kind: sequence.ErrInvalid, Message: fmt.Sprintf(format, column, rel)}
 }
 
+// codeInvalidTableDefinition is PostgreSQL's invalid_table_definition.
+const codeInvalidTableDefinition = "42P16"
+
+// hasChildren reports whether table has inheritance children, partitions
+// included: PostgreSQL adds no identity column to it (ALTER TABLE without
+// ONLY would add it to them too).
+func (s *Session[A]) hasChildren(ctx context.Context, table tableRef) (bool, error) {
+	row, err := s.queryRow(ctx, "SELECT EXISTS (SELECT FROM pg_catalog.pg_inherits WHERE inhparent = pg_catalog.to_regclass($1))::text", table.quoted())
+	return len(row) == 1 && row[0] == "true", err
+}
+
 // alterTable serves the subcommands of ALTER TABLE that concern store-backed
 // column defaults.
 func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tablePlan, error) {
-	table, exists, err := s.findTable(ctx, tableArg(t.Names[0]))
+	table, exists, err := s.findTable(ctx, tableArg(t.Names[0], t.IsUnqualified(0)))
 	if err != nil || !exists {
 		return nil, err // the database reports a missing table (or IF EXISTS)
 	}
@@ -567,14 +606,18 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 		switch c.Action {
 		case rewrite.AddColumn:
 			d := c.Def.Default
-			if d != nil && c.IfNotExists {
+			if d != nil || c.Err != nil {
+				// PostgreSQL checks that the column is new first.
 				facts, err := s.columnFacts(ctx, table, c.Def.Name)
 				if err != nil {
 					return nil, err
 				}
 				if facts.exists {
-					continue // PostgreSQL: a notice, the column stays as it is
+					continue // the database's 42701, or IF NOT EXISTS's notice
 				}
+			}
+			if c.Err != nil {
+				return nil, c.Err
 			}
 			switch {
 			case d == nil:
@@ -589,6 +632,17 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 					ops = append(ops, s.editDefaults(seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault { return sequence.WithDefault(ds, col) }))
 				}
 			default:
+				if d.Kind.IsIdentity() && !t.Only {
+					// Identity does not inherit: PostgreSQL refuses it on
+					// a table with children (ONLY fails in the database,
+					// which refuses any column added to a parent alone).
+					if children, err := s.hasChildren(ctx, table); err != nil {
+						return nil, err
+					} else if children {
+						return nil, &sequence.Error{Code: codeInvalidTableDefinition, Kind: sequence.ErrInvalid,
+							Message: "cannot recursively add identity column to table that has child tables"}
+					}
+				}
 				// PostgreSQL fills the rows a table has from the new
 				// sequence, one value per row: the database cannot,
 				// without its own sequence.
@@ -631,6 +685,10 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 				return nil, identityColumnError(c.Column, table.rel, true)
 			}
 			unbind(c.Column)
+		case rewrite.DropNotNull:
+			if bound && b.kind.IsIdentity() {
+				return nil, identityColumnError(c.Column, table.rel, false)
+			}
 		case rewrite.AddIdentity:
 			facts, err := s.columnFacts(ctx, table, c.Column)
 			switch {
@@ -638,16 +696,19 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 				return nil, err
 			case !facts.exists:
 				continue // the database reports it
+			}
+			// PostgreSQL's order: the type (its sequence is created
+			// first), then NOT NULL, an identity already, a default.
+			typ, err := identityType(facts.typ)
+			switch {
+			case err != nil:
+				return nil, err
+			case !facts.notNull:
+				return nil, columnError(codeObjectState, `column "%s" of relation "%s" must be declared NOT NULL before identity can be added`, c.Column, table.rel)
 			case bound && b.kind.IsIdentity():
 				return nil, columnError(codeObjectState, `column "%s" of relation "%s" is already an identity column`, c.Column, table.rel)
 			case bound || facts.hasDefault:
 				return nil, columnError(codeObjectState, `column "%s" of relation "%s" already has a default value`, c.Column, table.rel)
-			case !facts.notNull:
-				return nil, columnError(codeObjectState, `column "%s" of relation "%s" must be declared NOT NULL before identity can be added`, c.Column, table.rel)
-			}
-			typ, err := identityType(facts.typ)
-			if err != nil {
-				return nil, err
 			}
 			d := *c.Default
 			if d.Clauses.Type == nil {
@@ -715,6 +776,9 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 		case rewrite.RenameTable, rewrite.SetSchema:
 			to := tableRef{table.schema, sequence.RelName(c.NewName)}
 			if c.Action == rewrite.SetSchema {
+				if c.NewName == table.schema {
+					continue // nothing moves, as in PostgreSQL
+				}
 				to = tableRef{c.NewName, table.rel}
 			}
 			for col, b := range binds {
@@ -722,6 +786,18 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 				ops = append(ops, s.editDefaults(b.seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault {
 					return sequence.WithDefault(sequence.WithoutDefault(ds, from, col), sequence.ColumnDefault{Table: to.canonical(), Column: col, Kind: kind})
 				}))
+			}
+			if c.Action == rewrite.SetSchema {
+				// The sequences the table's columns own move with it,
+				// after their column defaults were edited under their
+				// names of before.
+				owned, err := s.tableOwns(ctx, table)
+				if err != nil {
+					return nil, err
+				}
+				for _, seq := range owned {
+					ops = append(ops, s.moveOwned(c.NewName, seq))
+				}
 			}
 		}
 	}
@@ -754,7 +830,7 @@ const codeObjectState = "55000"
 func (s *Session[A]) dropTable(ctx context.Context, t *rewrite.TableDDL) ([]func(context.Context) error, error) {
 	var ops []func(context.Context) error
 	for i := range t.Names {
-		table, exists, err := s.findTable(ctx, tableArg(t.Names[i]))
+		table, exists, err := s.findTable(ctx, tableArg(t.Names[i], t.IsUnqualified(i)))
 		if err != nil {
 			return nil, err
 		}

@@ -73,6 +73,11 @@ type mark struct {
 	snap *held
 }
 
+// newHeld returns a transaction's view with nothing held yet.
+func newHeld() *held {
+	return &held{seqs: map[string]*heldSeq{}, hidden: map[string]bool{}, shadow: map[string]shadow{}}
+}
+
 func (h *held) clone() *held {
 	c := &held{
 		seqs:    make(map[string]*heldSeq, len(h.seqs)),
@@ -126,7 +131,7 @@ func (s *Session[A]) Begin(readOnly bool) {
 // holdDDL applies d to the transaction's view, not to the store.
 func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 	if s.tx == nil {
-		s.tx = &held{seqs: map[string]*heldSeq{}, hidden: map[string]bool{}, shadow: map[string]shadow{}}
+		s.tx = newHeld()
 	}
 	h := s.tx
 	switch d.Op {
@@ -183,7 +188,7 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 			}
 			clauses := d.Clauses
 			if d.OwnedBy != "" {
-				ref, err := s.ownedBy(ctx, name, d.OwnedBy)
+				ref, err := s.checkOwnedBy(ctx, name, d, hs.spec, hs.pos)
 				if err != nil {
 					return err
 				}
@@ -199,30 +204,42 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 				hs.reset = hs.reset || d.Clauses.Restart || d.Clauses.RestartAt != nil
 			}
 		}
-	case rewrite.Rename:
-		for _, name := range d.Names {
+	case rewrite.Rename, rewrite.Move:
+		for i, name := range d.Names {
 			hs, err := s.hold(ctx, name, false)
-			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
-				continue
+			if errors.Is(err, sequence.ErrNotFound) {
+				err = s.notSequence(ctx, name, err) // IF EXISTS does not cover a table
+				if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
+					continue
+				}
+				err = s.ddlError(ctx, d, i, name, err)
 			}
 			if err != nil {
 				return err
 			}
-			taken, err := s.visible(ctx, d.RenameTo)
-			if err != nil {
+			var to string
+			if d.Op == rewrite.Move {
+				if to, err = s.moveTo(ctx, name, hs.spec.OwnedBy, d.RenameTo); err != nil {
+					return err
+				}
+				if to == "" {
+					continue // in that schema already
+				}
+			} else {
+				// The new name is in the schema of the sequence renamed.
+				schema, _ := sequence.SplitName(name)
+				to = sequence.FormatName(schema, sequence.RelName(d.RenameTo))
+				taken, err := s.visible(ctx, to)
+				if err != nil {
+					return err
+				}
+				if taken {
+					return sequence.ExistsError(to)
+				}
+			}
+			if err := s.holdRename(ctx, name, hs, to, d.Op == rewrite.Move); err != nil {
 				return err
 			}
-			if taken {
-				return sequence.ExistsError(d.RenameTo)
-			}
-			if hs.origin != "" {
-				h.renames = append(h.renames, rename{hs.origin, name, d.RenameTo})
-			}
-			delete(h.seqs, name)
-			h.hidden[name] = true
-			h.seqs[d.RenameTo] = hs
-			delete(h.hidden, d.RenameTo)
-			s.seq.rename(name, d.RenameTo, s.eng.cache.Incarnation(d.RenameTo))
 		}
 	case rewrite.Drop:
 		names := uniqueNames(d.Names)
@@ -273,6 +290,25 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 	default:
 		return fmt.Errorf("seqshim: unknown DDL operation %v", d.Op)
 	}
+	return nil
+}
+
+// holdRename holds the rename of sequence name, held as hs, to the free
+// name to (a move to another schema when move is set): refused when other
+// databases share its counter, as outside a transaction block.
+func (s *Session[A]) holdRename(ctx context.Context, name string, hs *heldSeq, to string, move bool) error {
+	if err := s.checkShared(ctx, name, hs.origin, to, move); err != nil {
+		return err
+	}
+	h := s.tx
+	if hs.origin != "" {
+		h.renames = append(h.renames, rename{hs.origin, name, to})
+	}
+	delete(h.seqs, name)
+	h.hidden[name] = true
+	h.seqs[to] = hs
+	delete(h.hidden, to)
+	s.seq.rename(name, to, s.eng.cache.Incarnation(to))
 	return nil
 }
 
