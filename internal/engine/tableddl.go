@@ -315,15 +315,11 @@ func (t tableRef) quoted() string {
 	return `"` + strings.ReplaceAll(t.schema, `"`, `""`) + `"."` + strings.ReplaceAll(t.rel, `"`, `""`) + `"`
 }
 
-// findTable returns the table name (canonical; resolved through the
-// search_path when unqualified) names in the database, ok false when it has
-// none.
-func (s *Session[A]) findTable(ctx context.Context, name string) (tableRef, bool, error) {
-	schema, rel := sequence.SplitName(name)
-	arg := sequence.QuoteIdent(rel)
-	if schema != "" {
-		arg = sequence.QuoteIdent(schema) + "." + arg
-	}
+// findTable returns the table that arg, a name as written for to_regclass
+// (ddlTableArg, tableArg, tableRef.quoted), names in the database, as
+// PostgreSQL resolves it (an unqualified one through the search_path, the
+// session's temporary tables first); ok false when it has none.
+func (s *Session[A]) findTable(ctx context.Context, arg string) (tableRef, bool, error) {
 	rows, ok, err := s.query(ctx, "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = pg_catalog.to_regclass("+literal(arg)+")")
 	if err != nil || !ok || len(rows) == 0 || len(rows[0]) != 2 {
 		return tableRef{}, false, err
@@ -490,8 +486,18 @@ func (s *Session[A]) createTable(ctx context.Context, t *rewrite.TableDDL) (*tab
 	return &tablePlan{text: string(text), ops: ops}, nil
 }
 
-// tableArg is a table name as written for to_regclass: the canonical name
-// with its schema, or without one to resolve through the search_path.
+// ddlTableArg is name i of table DDL t as written for to_regclass: one
+// written without a schema resolves through the search_path, as
+// PostgreSQL resolves it (a temporary table first).
+func ddlTableArg(t *rewrite.TableDDL, i int) string {
+	if t.IsUnqualified(i) {
+		return sequence.QuoteIdent(sequence.RelName(t.Names[i]))
+	}
+	return tableArg(t.Names[i])
+}
+
+// tableArg is a canonical table name as written for to_regclass, with its
+// schema (public when the canonical name has none).
 func tableArg(canonical string) string {
 	schema, rel := sequence.SplitName(canonical)
 	if schema == "" {
@@ -538,7 +544,7 @@ func columnError(code, format, column, rel string) error {
 // alterTable serves the subcommands of ALTER TABLE that concern store-backed
 // column defaults.
 func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tablePlan, error) {
-	table, exists, err := s.findTable(ctx, tableArg(t.Names[0]))
+	table, exists, err := s.findTable(ctx, ddlTableArg(t, 0))
 	if err != nil || !exists {
 		return nil, err // the database reports a missing table (or IF EXISTS)
 	}
@@ -754,7 +760,7 @@ const codeObjectState = "55000"
 func (s *Session[A]) dropTable(ctx context.Context, t *rewrite.TableDDL) ([]func(context.Context) error, error) {
 	var ops []func(context.Context) error
 	for i := range t.Names {
-		table, exists, err := s.findTable(ctx, tableArg(t.Names[i]))
+		table, exists, err := s.findTable(ctx, ddlTableArg(t, i))
 		if err != nil {
 			return nil, err
 		}
