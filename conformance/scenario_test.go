@@ -260,6 +260,8 @@ func TestParseErrors(t *testing.T) {
 		{"recreate without db", "recreate\n----\nok\n", "recreate takes only db=NAME"},
 		{"recreate with session", "recreate db=b session=b\n----\nok\n", "recreate takes only db=NAME"},
 		{"recreate with sql", "recreate db=b\nSELECT 1\n----\nok\n", "recreate takes only db=NAME"},
+		{"disconnect with sql", "disconnect\nSELECT 1\n----\nok\n", "disconnect takes only session="},
+		{"disconnect together", "disconnect together\n----\nok\n\nquery session=b together\nSELECT 1\n----\n", "disconnect takes only session="},
 		{"ids on exec", "exec ids=id\nINSERT INTO t VALUES (1)\n----\n", "name columns of a query"},
 		{"ids empty space", "query ids=id@\nSELECT 1\n----\n", "want COL or COL@SPACE"},
 		{"seen empty column", "query seen=,x\nSELECT 1\n----\n", "want COL or COL@SPACE"},
