@@ -117,6 +117,11 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 				return fail(err)
 			}
 		case rewrite.SequenceDDL:
+			if native, err := s.nativeDDL(ctx, st.DDL); err != nil {
+				return fail(err)
+			} else if native {
+				break // a temporary sequence's: the database's, as written
+			}
 			if err := s.ddl(ctx, st.DDL); err != nil {
 				return fail(err)
 			}
@@ -150,6 +155,7 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 				return fail(err)
 			}
 			ev.RowsAffected = n
+			s.noteTemps(st.Temps) // for the statements after it
 		}
 		for _, op := range ops {
 			if err := op(ctx); err != nil {
@@ -200,11 +206,11 @@ func (s *Session[A]) statementText(ctx context.Context, st *rewrite.Statement) (
 		return "", pl.Err
 	}
 	var none A
-	ev, err := s.evaluate(ctx, pl, none)
+	ev, err := s.evaluate(ctx, pl, none, nil)
 	if err != nil {
 		return "", err
 	}
-	out, _ := pl.AppendSQL(nil, ev.Values, s.eng.ddlToDB)
+	out, _ := s.appendPlan(nil, pl, ev.Values)
 	return string(out), nil
 }
 
@@ -437,6 +443,11 @@ func (s *Session[A]) createTable(ctx context.Context, t *rewrite.TableDDL) (*tab
 	if !slices.ContainsFunc(t.Columns, func(c rewrite.ColumnDef) bool { return c.Default != nil }) {
 		return nil, nil
 	}
+	if t.IsUnqualified(0) {
+		if temp, err := s.createsTemp(ctx); err != nil || temp {
+			return nil, err // a temporary table (pg_temp first in the search_path): the database's
+		}
+	}
 	name, err := s.creationName(ctx, t.Names[0], t.IsUnqualified(0))
 	if err != nil {
 		return nil, err
@@ -545,8 +556,8 @@ func columnError(code, format, column, rel string) error {
 // column defaults.
 func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tablePlan, error) {
 	table, exists, err := s.findTable(ctx, ddlTableArg(t, 0))
-	if err != nil || !exists {
-		return nil, err // the database reports a missing table (or IF EXISTS)
+	if err != nil || !exists || rewrite.IsTempSchema(table.schema) {
+		return nil, err // the database reports a missing table (or IF EXISTS); a temporary table is the database's
 	}
 	binds, err := s.tableBindings(ctx, table.canonical())
 	if err != nil {

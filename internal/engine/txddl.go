@@ -458,7 +458,9 @@ func (s *Session[A]) revert(to *held) {
 		}
 		s.seq.put(name, sh.val)
 		if sh.last && s.seq.lastUsed == "" {
+			from := s.seq.from // a temporary sequence's nextval since stays the last
 			s.seq.nextval(name, sh.val.v, sh.val.inc)
+			s.seq.from = from
 		}
 	}
 	if to == nil || to.empty() && len(to.marks) == 0 {
