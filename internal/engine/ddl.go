@@ -75,10 +75,10 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				if err == nil {
 					err = notHere(name)
 				}
-				if d.IfExists && errors.Is(err, sequence.ErrNotFound) && s.notSequence(ctx, name, err) == err {
+				if d.IfExists && errors.Is(err, sequence.ErrNotFound) && s.notSequence(ctx, name, d.IsUnqualified(i), err) == err {
 					continue
 				}
-				return s.eng.storeErr(s.ddlError(ctx, d, i, name, s.notSequence(ctx, name, err)))
+				return s.eng.storeErr(s.ddlError(ctx, d, i, name, s.notSequence(ctx, name, d.IsUnqualified(i), err)))
 			}
 			if d.OwnedBy != "" {
 				ref, err := s.ownedBy(ctx, name, d.OwnedBy)
@@ -93,7 +93,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			} else {
 				err = alter(ctx) // START, CACHE, OWNED BY: cached values stay valid
 			}
-			err = s.notSequence(ctx, name, err) // IF EXISTS does not cover a table
+			err = s.notSequence(ctx, name, d.IsUnqualified(i), err) // IF EXISTS does not cover a table
 			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
@@ -113,7 +113,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			// The new name is in the schema of the sequence renamed.
 			schema, _ := sequence.SplitName(name)
 			to := sequence.FormatName(schema, sequence.RelName(d.RenameTo))
-			kind, err := s.relkind(ctx, to)
+			kind, err := s.relkind(ctx, to, false)
 			if err != nil {
 				return err
 			}
@@ -131,7 +131,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			if kind != 0 {
 				// The new name is a relation's: 42P07, once the sequence is found.
 				if _, err := st.Describe(ctx, name); err != nil {
-					err = s.notSequence(ctx, name, err)
+					err = s.notSequence(ctx, name, d.IsUnqualified(i), err)
 					if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 						continue
 					}
@@ -153,7 +153,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				}
 				return st.Rename(ctx, name, to)
 			})
-			err = s.notSequence(ctx, name, err)
+			err = s.notSequence(ctx, name, d.IsUnqualified(i), err)
 			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
@@ -180,11 +180,11 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 					if err == nil {
 						err = notHere(name)
 					}
-					err = s.notSequence(ctx, name, err)
+					i := slices.Index(resolved, name)
+					err = s.notSequence(ctx, name, d.IsUnqualified(i), err)
 					if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 						continue
 					}
-					i := slices.Index(resolved, name)
 					return s.eng.storeErr(dropError(s.ddlError(ctx, d, i, name, err)))
 				}
 			}
@@ -202,12 +202,12 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				continue
 			}
 			dropped, err := s.dropHere(ctx, name)
-			err = s.notSequence(ctx, name, err)
+			i := slices.Index(resolved, name)
+			err = s.notSequence(ctx, name, d.IsUnqualified(i), err)
 			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
 			if err != nil {
-				i := slices.Index(resolved, name)
 				return s.eng.storeErr(dropError(s.ddlError(ctx, d, i, name, err)))
 			}
 			if dropped {

@@ -414,7 +414,7 @@ func (s *Session[A]) localCall(ctx context.Context, call *rewrite.Call, args A, 
 // 42809 when the name is a table's, 3F000 when a schema written in the
 // call does not exist, labelled as the store's otherwise.
 func (s *Session[A]) callErr(ctx context.Context, name string, unqualified bool, err error) error {
-	err = s.notSequence(ctx, name, err)
+	err = s.notSequence(ctx, name, unqualified, err)
 	if !unqualified {
 		err = s.missingSchema(ctx, name, err)
 	}

@@ -379,7 +379,7 @@ func (s *Session[A]) newColumnSequence(ctx context.Context, table tableRef, colu
 			if qerr != nil {
 				return true
 			}
-			if kind, err := s.relkind(ctx, name); err != nil || kind != 0 {
+			if kind, err := s.relkind(ctx, name, false); err != nil || kind != 0 {
 				qerr = err
 				return true
 			}
