@@ -81,6 +81,11 @@
 //     open again at their next step. Through seqshim the store is kept: a
 //     database created again re-runs its migration and must never get an
 //     id it got before.
+//   - disconnect: ends the session's connection for good (database/sql
+//     discards it rather than pooling it), rolling back its transaction
+//     and closing its prepared statements: its PostgreSQL session ends,
+//     and its temporary objects with it; transcript "ok". The session's
+//     next step opens a new connection, a new PostgreSQL session.
 //
 // Options on the verb line:
 //

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"slices"
@@ -98,6 +99,13 @@ func (r *runner) run(ctx context.Context, sc *Scenario) (Transcript, error) {
 		if st := &steps[0]; st.Verb == Recreate {
 			if err := r.recreate(ctx, st.DB); err != nil {
 				return tr, fmt.Errorf("%s:%d: recreate db=%s: %w", sc.Path, st.Line, st.DB, err)
+			}
+			tr = append(tr, "ok")
+			continue
+		}
+		if st := &steps[0]; st.Verb == Disconnect {
+			if err := r.disconnect(st.Session); err != nil {
+				return tr, fmt.Errorf("%s:%d: disconnect session %s: %w", sc.Path, st.Line, st.Session, err)
 			}
 			tr = append(tr, "ok")
 			continue
@@ -219,6 +227,32 @@ func (r *runner) recreate(ctx context.Context, name string) error {
 		return fmt.Errorf("close: %w", err)
 	}
 	return r.dbs.Recreate(ctx, name)
+}
+
+// disconnect ends session name's connection for good (database/sql
+// discards a connection whose Raw call says driver.ErrBadConn): its
+// database session ends. Its next step opens a new one.
+func (r *runner) disconnect(name string) error {
+	s := r.sessions[name]
+	if s == nil {
+		return nil
+	}
+	delete(r.sessions, name)
+	r.order = slices.DeleteFunc(r.order, func(o *session) bool { return o == s })
+	var errs []error
+	if s.tx != nil {
+		if err := s.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+			errs = append(errs, err)
+		}
+		s.tx = nil
+	}
+	for _, st := range s.stmts {
+		errs = append(errs, st.Close())
+	}
+	if err := s.conn.Raw(func(any) error { return driver.ErrBadConn }); !errors.Is(err, driver.ErrBadConn) {
+		errs = append(errs, fmt.Errorf("the connection was not discarded: %v", err))
+	}
+	return errors.Join(errs...)
 }
 
 func (r *runner) close() {
@@ -504,6 +538,17 @@ func RunConn(ctx context.Context, open func(ctx context.Context) (Conn, error), 
 		}
 		st := &sc.Steps[i]
 		c := conns[st.Session]
+		if st.Verb == Disconnect {
+			if c != nil {
+				delete(conns, st.Session)
+				delete(inTx, st.Session)
+				if err := c.Close(ctx); err != nil {
+					return tr, fmt.Errorf("%s:%d: disconnect session %s: %w", sc.Path, st.Line, st.Session, err)
+				}
+			}
+			tr = append(tr, "ok")
+			continue
+		}
 		if c == nil {
 			var err error
 			if c, err = open(ctx); err != nil {

@@ -88,6 +88,33 @@ ERROR: no transaction on the session
 query stmt=nope
 ----
 ERROR: no prepared statement "nope" on session a
+
+exec session=c
+CREATE TEMP TABLE tmp (x INTEGER)
+----
+ok 0
+
+prepare session=c stmt=p
+SELECT count(*) FROM tmp
+----
+ok
+
+begin session=c
+----
+ok
+
+disconnect session=c
+----
+ok
+
+query session=c
+SELECT count(*) FROM tmp
+----
+ERROR: SQL logic error: no such table: tmp (1)
+
+query session=c stmt=p
+----
+ERROR: no prepared statement "p" on session c
 `))
 	if err != nil {
 		t.Fatal(err)

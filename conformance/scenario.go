@@ -33,6 +33,9 @@ const (
 	Rollback Verb = "rollback" // Rollback of the session's transaction
 	// Recreate drops the step's database (db=) and creates it again, empty.
 	Recreate Verb = "recreate"
+	// Disconnect ends the session's connection: its database session ends
+	// (its temporary objects go); its next step opens a new one.
+	Disconnect Verb = "disconnect"
 )
 
 // DefaultSession is the session of a step without session= (or db=).
@@ -315,9 +318,9 @@ func parseVerbLine(line string) (Step, error) {
 	// Session and DB stay "" when not given: Scenario.resolve fills them in.
 	st := Step{Verb: Verb(toks[0].text)}
 	switch st.Verb {
-	case Exec, Query, Prepare, Begin, Commit, Rollback, Recreate:
+	case Exec, Query, Prepare, Begin, Commit, Rollback, Recreate, Disconnect:
 	default:
-		return Step{}, fmt.Errorf("unknown verb %q (want exec, query, prepare, begin, commit, rollback or recreate)", toks[0].text)
+		return Step{}, fmt.Errorf("unknown verb %q (want exec, query, prepare, begin, commit, rollback, recreate or disconnect)", toks[0].text)
 	}
 	for j := 1; j < len(toks); j++ {
 		t := toks[j]
@@ -417,6 +420,10 @@ func (st *Step) check() error {
 	case Begin, Commit, Rollback:
 		if st.SQL != "" || st.Stmt != "" || st.Mode != "" || st.Args != nil || st.PerRow {
 			return fmt.Errorf("%s takes only session= (and begin readonly)", st.Verb)
+		}
+	case Disconnect:
+		if st.SQL != "" || st.Stmt != "" || st.Mode != "" || st.DSN != "" || st.Args != nil || st.PerRow || st.Together != "" || st.Differs {
+			return errors.New("disconnect takes only session= (or db=)")
 		}
 	case Prepare:
 		if st.Stmt == "" || st.SQL == "" {

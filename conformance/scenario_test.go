@@ -75,7 +75,7 @@ func TestScenarioCoverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	var all strings.Builder
-	var perRow, sessions, prepared, tx, modes, args int
+	var perRow, sessions, prepared, tx, modes, args, disconnects int
 	for _, sc := range scenarios {
 		for _, st := range sc.Steps {
 			all.WriteString(st.SQL + "\n" + st.Expect + "\n")
@@ -88,6 +88,8 @@ func TestScenarioCoverage(t *testing.T) {
 				prepared++
 			case st.Verb == conformance.Rollback:
 				tx++
+			case st.Verb == conformance.Disconnect:
+				disconnects++
 			case st.Mode != "":
 				modes++
 			case st.Args != nil:
@@ -113,13 +115,16 @@ func TestScenarioCoverage(t *testing.T) {
 		"RETURNING", "VALUES (nextval('s'), 'b'), (nextval('s'), 'c')", "; INSERT",
 		"FROM generate_series(1, 5)", "INSERT INTO dst (id, x) SELECT nextval('s')", "UPDATE t SET id = nextval('s')",
 		"SELECT nextval('s') FROM t", "ERROR 25P02", "ROLLBACK TO SAVEPOINT", "commit unexpectedly resulted in rollback",
+		"CREATE TEMP SEQUENCE s", "CREATE SEQUENCE pg_temp.", "CREATE TEMP TABLE t (id serial", "GENERATED ALWAYS AS IDENTITY",
+		"ON COMMIT DROP", "ON COMMIT DELETE ROWS", "DISCARD TEMP", "SELECT nextval('s'), nextval('public.s')",
+		"INSERT INTO public.t", "SET search_path = pg_temp, public",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no scenario contains %q", want)
 		}
 	}
 	for what, n := range map[string]int{"per-row": perRow, "session=b": sessions, "prepare": prepared,
-		"rollback": tx, "mode=": modes, "args": args} {
+		"rollback": tx, "mode=": modes, "args": args, "disconnect": disconnects} {
 		if n == 0 {
 			t.Errorf("no scenario step with %s", what)
 		}
@@ -260,6 +265,8 @@ func TestParseErrors(t *testing.T) {
 		{"recreate without db", "recreate\n----\nok\n", "recreate takes only db=NAME"},
 		{"recreate with session", "recreate db=b session=b\n----\nok\n", "recreate takes only db=NAME"},
 		{"recreate with sql", "recreate db=b\nSELECT 1\n----\nok\n", "recreate takes only db=NAME"},
+		{"disconnect with sql", "disconnect\nSELECT 1\n----\nok\n", "disconnect takes only session="},
+		{"disconnect together", "disconnect together\n----\nok\n\nquery session=b together\nSELECT 1\n----\n", "disconnect takes only session="},
 		{"ids on exec", "exec ids=id\nINSERT INTO t VALUES (1)\n----\n", "name columns of a query"},
 		{"ids empty space", "query ids=id@\nSELECT 1\n----\n", "want COL or COL@SPACE"},
 		{"seen empty column", "query seen=,x\nSELECT 1\n----\n", "want COL or COL@SPACE"},

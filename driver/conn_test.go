@@ -574,10 +574,6 @@ func TestErrors(t *testing.T) {
 	if pgCode(err) != "0A000" {
 		t.Errorf("per-row nextval: %v, want 0A000", err)
 	}
-	_, err = c.ExecContext(ctx, "CREATE TEMP SEQUENCE tmp", nil)
-	if pgCode(err) != "0A000" {
-		t.Errorf("temporary sequence: %v, want 0A000", err)
-	}
 }
 
 // badConnStore fails every call with driver.ErrBadConn, which must never

@@ -192,3 +192,35 @@ func TestPGDefaultsOtherProcess(t *testing.T) {
 		t.Fatalf("second INSERT: id %d", id)
 	}
 }
+
+// TestPGTableDDLSearchPath: ALTER TABLE of a name written without a schema
+// acts on the table the search_path finds, as PostgreSQL does: with app
+// first in the path, ADD COLUMN id bigserial gives app.t a store-backed
+// default. (seqshim looked for public.t, and passed the statement through
+// for the database to make a sequence of its own.)
+func TestPGTableDDLSearchPath(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	db := seqshimDB(t, st)
+	schema := uniq(t, "app")
+	mustExec(t, db, "CREATE SCHEMA "+schema)
+	t.Cleanup(func() { _, _ = nativeDB(t).Exec("DROP SCHEMA " + schema + " CASCADE") })
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	mustExec(t, c, "SET search_path = "+schema+", public")
+	mustExec(t, c, "CREATE TABLE t (v text)")
+	mustExec(t, c, "ALTER TABLE t ADD COLUMN id bigserial")
+	if _, err := st.Describe(ctx, schema+".t_id_seq"); err != nil {
+		t.Fatalf("the store's sequence of %s.t.id: %v", schema, err)
+	}
+	var native sql.NullString
+	if err := c.QueryRowContext(ctx, "SELECT pg_get_serial_sequence('t', 'id')").Scan(&native); err != nil || native.Valid {
+		t.Errorf("the database's sequence of t.id: %v, %v; want none", native, err)
+	}
+	if v := queryInt64(t, c, "INSERT INTO t (v) VALUES ('x') RETURNING id"); v != 1 {
+		t.Errorf("id %d, want 1", v)
+	}
+}

@@ -288,7 +288,7 @@
 //   - The store and the database commit one after the other, not
 //     atomically (see Transactions for what a failure between them leaves).
 //     With seqshim.ddl=both the DDL also reaches the database when it is
-//     run. TEMPORARY sequences are refused.
+//     run.
 //   - Other connections are not blocked by sequence DDL held in a
 //     transaction, as PostgreSQL's locks would block them: they keep drawing
 //     from the store's state. A transaction that altered a sequence and drew

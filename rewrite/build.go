@@ -268,7 +268,7 @@ type stmt struct {
 	grps    []grp
 	found   []found
 	ddlPos  int        // token after SEQUENCE in sequence DDL
-	ddlTemp bool       // CREATE TEMP|TEMPORARY SEQUENCE, refused by parseDDL
+	ddlTemp bool       // CREATE TEMP|TEMPORARY SEQUENCE: the database's
 	ident   *identOpts // options of an identity column (table.go), or nil
 }
 
@@ -334,6 +334,9 @@ func analyze(l *lexer, sp span) Statement {
 	s := &stmt{l: l, sp: sp, toks: l.toks[sp.a:sp.b]}
 	st := Statement{Kind: PassThrough, Text: l.s[sp.start:sp.end]}
 	if ddl, ok := s.sequenceDDL(); ok {
+		if l.d == Postgres && (s.ddlTemp || s.tempDDLName()) {
+			return st // a temporary sequence: the database's (temp.go)
+		}
 		st.Kind = SequenceDDL
 		st.DDL, st.Err = s.parseDDL(ddl)
 		if st.Err != nil {
@@ -359,11 +362,16 @@ func analyze(l *lexer, sp span) Statement {
 	case "create", "alter":
 		// A definition (DEFAULT nextval('s'), a view, a function body) is
 		// evaluated later by the database itself, from its own sequence: its
-		// values would collide with the store's, so it is refused.
+		// values would collide with the store's, so it is refused; unless
+		// its sequences are all temporary ones, the database's.
+		if s.allTemp() {
+			return st
+		}
 		st.Kind, st.Err = Reject, unsupported(
 			"%s in a definition would be evaluated by the database from its own sequence, whose values collide with seqshim's: "+
 				"leave it out and insert %s explicitly (INSERT … VALUES (%s, …))",
 			s.src(s.found[0].ts, s.found[0].te), s.src(s.found[0].ts, s.found[0].te), s.src(s.found[0].ts, s.found[0].te))
+		st.NativeOnly = s.nativeOnly()
 		return st
 	case "drop", "comment", "grant", "revoke":
 		return st
@@ -389,23 +397,54 @@ func analyze(l *lexer, sp span) Statement {
 	st.Calls = calls
 	if cols, series, ok := s.local(); ok {
 		st.Kind, st.Columns, st.Series = Local, cols, series
+		s.aliases(st.Calls) // for a session that sends it: a temporary sequence's call left as written
 		return st
 	}
 	for _, f := range s.found {
-		if s.initPlan(f.ts, f.te) {
-			continue // (SELECT nextval('s')): evaluated once per statement
+		if s.initPlan(f.ts, f.te) || f.call.Temp {
+			continue // (SELECT nextval('s')): evaluated once per statement; a temporary sequence's: the database's
 		}
 		if why := s.perRow(f.ts); why != "" {
 			st.Kind, st.Calls, st.Err = Reject, nil, unsupported(
 				"%s is evaluated once per row %s, but seqshim serves one value per call site: "+
 					"get the values first (one per row, e.g. SELECT nextval('s') FROM generate_series(1, n)) and pass them as parameters",
 				s.src(f.ts, f.te), why)
+			st.NativeOnly = s.nativeOnly()
 			return st
 		}
 	}
 	st.Kind = Rewrite
 	s.aliases(st.Calls)
 	return st
+}
+
+// nativeOnly returns the calls found, for [Statement.NativeOnly], when
+// each may name a session's temporary sequence: written in pg_temp,
+// without a schema, or as a bind argument; nil otherwise.
+func (s *stmt) nativeOnly() []Call {
+	if s.l.d != Postgres {
+		return nil
+	}
+	calls := make([]Call, 0, len(s.found))
+	for _, f := range s.found {
+		c := f.call
+		if f.err != nil || c.Func == Lastval || !c.Temp && !c.Unqualified && c.NameArg < 0 || c.Name == "" && c.NameArg < 0 {
+			return nil
+		}
+		calls = append(calls, c)
+	}
+	return calls
+}
+
+// allTemp reports whether every call found names a sequence in a
+// temporary schema.
+func (s *stmt) allTemp() bool {
+	for _, f := range s.found {
+		if !f.call.Temp {
+			return false
+		}
+	}
+	return true
 }
 
 // verb returns the statement's first keyword (lower case), looking inside
@@ -432,6 +471,7 @@ var seqFuncs = map[string]Func{
 func (s *stmt) findCalls() {
 	for i := 0; i < len(s.toks); {
 		if f, ok := s.callAt(i); ok && !s.spansMark(f) {
+			f.call.Temp = s.l.d == Postgres && f.call.Name != "" && !f.call.Unqualified && IsTempName(f.call.Name)
 			s.found = append(s.found, f)
 			i = f.te
 			continue

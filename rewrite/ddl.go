@@ -10,8 +10,8 @@ import (
 
 // sequenceDDL recognises CREATE [TEMP|TEMPORARY|UNLOGGED] SEQUENCE, ALTER
 // SEQUENCE and DROP SEQUENCE: it returns the DDL with its Op and flags set,
-// and leaves the token index after SEQUENCE in s.ddlPos (and TEMP in
-// s.ddlTemp) for parseDDL.
+// and leaves the token index after SEQUENCE in s.ddlPos for parseDDL, and
+// TEMP in s.ddlTemp (a temporary sequence is the database's).
 func (s *stmt) sequenceDDL() (*DDL, bool) {
 	d := &DDL{}
 	i := 1
@@ -56,10 +56,9 @@ func (s *stmt) syntaxAt(i int) error {
 
 // parseDDL parses the rest of a sequence DDL statement by PostgreSQL's
 // grammar and reports the errors PostgreSQL reports, in its order: syntax
-// first, then conflicting options, then option values. A well-formed CREATE
-// TEMPORARY SEQUENCE is then refused with 0A000: a store sequence is shared
-// by every session, so it cannot be private to one (known here, so the
-// statement is a Reject and nothing of its string runs).
+// first, then conflicting options, then option values. CREATE TEMPORARY
+// SEQUENCE reaches it only in the MySQL and SQLite dialects, which refuse
+// it then (0A000).
 func (s *stmt) parseDDL(d *DDL) (*DDL, error) {
 	i := s.ddlPos
 	switch d.Op {
@@ -148,9 +147,38 @@ func (s *stmt) parseDDL(d *DDL) (*DDL, error) {
 		return nil, err
 	}
 	if s.ddlTemp {
-		return nil, unsupported("seqshim: temporary sequences are not supported: a store sequence is shared by every session")
+		// MySQL and SQLite: the database has no sequences of its own for
+		// a session to keep (a PostgreSQL one is the database's: analyze).
+		return nil, unsupported("seqshim: temporary sequences are not supported in the %s dialect: a store sequence is shared by every session", s.l.d)
 	}
 	return d, nil
+}
+
+// tempDDLName reports whether sequence DDL names a sequence in a temporary
+// schema (CREATE SEQUENCE pg_temp.s, DROP SEQUENCE s, pg_temp.t): the
+// session's own, which the database serves. A DROP that also names store
+// sequences then fails in the database, whose 42P01 about them seqshim
+// turns into a 0A000 naming them (Session.DatabaseError).
+func (s *stmt) tempDDLName() bool {
+	i := s.ddlPos
+	for _, w := range []string{"if", "not", "exists"} {
+		if s.is(i, w) {
+			i++
+		}
+	}
+	for {
+		parts := s.chain(i)
+		if parts == nil {
+			return false
+		}
+		if name, unqualified, err := s.identName(parts); err == nil && !unqualified && IsTempName(name) {
+			return true
+		}
+		if i = parts[len(parts)-1] + 1; !s.punct(i, ',') {
+			return false
+		}
+		i++
+	}
 }
 
 // ddlName reads a qualified sequence name at token i.

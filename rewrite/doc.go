@@ -83,9 +83,23 @@
 // identity column's sequence. A table statement without sequence defaults
 // passes through.
 //
-// Such a column in a TEMPORARY table, a table created with LIKE, INHERITS,
-// OF type or PARTITION OF is refused with 0A000: seqshim serves store
-// defaults only in regular tables whose columns are all written out.
+// Such a column in a table created with LIKE, INHERITS, OF type or
+// PARTITION OF is refused with 0A000: seqshim serves store defaults only in
+// regular tables whose columns are all written out.
+//
+// Temporary objects are the database's (temp.go): CREATE TEMPORARY
+// SEQUENCE and TABLE, and sequence DDL, table DDL and calls naming pg_temp,
+// pass through ([Call.Temp] marks such a call; [Statement.Temps] says what
+// a statement may do to the session's temporary relations). A name without
+// a schema may be a temporary relation's too, which only the session
+// knows: [Natives] renders a plan with the calls and DDL a session found
+// to be about its temporary sequences left as written, and a statement
+// refused for calling a sequence once per row or in a definition keeps
+// its calls ([Statement.NativeOnly]) for a session to send as written when
+// they all are.
+//
+// MySQL and SQLite have no temporary sequences of the database's: CREATE
+// TEMPORARY SEQUENCE is refused there (0A000).
 //
 // # Caveats
 //
@@ -124,9 +138,12 @@
 //     nextval leaves NULLs). A LIKE … INCLUDING IDENTITY or DEFAULTS copy of
 //     a table whose defaults are in the store copies none.
 //   - Only sequence DDL of the forms PostgreSQL documents is parsed; ALTER
-//     SEQUENCE … OWNER TO (a store sequence has no owner), ALTER SEQUENCE
-//     with several subcommands (SET LOGGED, SET UNLOGGED: PostgreSQL's
-//     answer depends on a persistence a store sequence does not have) and
-//     CREATE TEMPORARY SEQUENCE (a store sequence belongs to no single
-//     session) are rejected with 0A000.
+//     SEQUENCE … OWNER TO (a store sequence has no owner) and ALTER
+//     SEQUENCE with several subcommands (SET LOGGED, SET UNLOGGED:
+//     PostgreSQL's answer depends on a persistence a store sequence does
+//     not have) are rejected with 0A000. A temporary sequence is the
+//     database's (it belongs to one session: nothing to share).
+//   - SELECT … INTO TEMP and a function that creates a temporary relation
+//     have no [TempEffect]: a session learns of such a relation only at
+//     the next statement that may create or drop one.
 package rewrite

@@ -4,9 +4,10 @@ import "strings"
 
 // What a statement does to a PostgreSQL session beyond its result —
 // transaction control, the search_path, the read-only mode, DISCARD, a
-// schema dropped — is decided once, in the lexing pass that plans the text
-// ([Statement.Tx], [Statement.Path], [Statement.Mode],
-// [Statement.Discards], [Statement.SchemaDrop], [Statement.Verb]), and
+// schema dropped, temporary relations — is decided once, in the lexing pass
+// that plans the text ([Statement.Tx], [Statement.Path], [Statement.Mode],
+// [Statement.Discards], [Statement.SchemaDrop], [Statement.Temps],
+// [Statement.Verb]), and
 // read from the plan afterwards. Only the postgres dialect has them.
 
 // ModeEffect is what a statement sent to the database may do to its
@@ -35,6 +36,7 @@ func (p *Plan) effects(l *lexer, toks []token, st *Statement) {
 	st.Verb = dmlVerb(l, toks)
 	st.SchemaDrop = schemaDrop(l, toks)
 	st.Discards = len(toks) >= 2 && l.is(toks[0], "discard") && (l.is(toks[1], "sequences") || l.is(toks[1], "all"))
+	st.Temps = tempEffect(l, toks)
 	for i, t := range toks {
 		// set_config anywhere (a SELECT, a function's argument) may change
 		// the search_path or the transaction's mode.
@@ -47,12 +49,13 @@ func (p *Plan) effects(l *lexer, toks []token, st *Statement) {
 		p.Inserts = true
 	}
 	p.Path |= st.Path
-	p.hasEffects = p.hasEffects || st.Tx.Op != TxNone || st.Path != 0 || st.Mode != ModeNone || st.Discards || st.SchemaDrop != nil
+	p.Temps |= st.Temps
+	p.hasEffects = p.hasEffects || st.Tx.Op != TxNone || st.Path != 0 || st.Mode != ModeNone || st.Discards || st.SchemaDrop != nil || st.Temps != 0
 }
 
 // Effects reports whether a statement of the plan has an effect on the
 // session (transaction control, the search_path, the read-only mode,
-// DISCARD, a schema dropped).
+// DISCARD, a schema dropped, temporary relations).
 func (p *Plan) Effects() bool { return p.hasEffects }
 
 // Discards reports whether a statement of the plan is DISCARD SEQUENCES or

@@ -29,6 +29,13 @@ type TableDefaults struct {
 	// Columns are the table's columns in order, as the database numbers
 	// them; needed only for an INSERT without a column list.
 	Columns []string
+	// Native: the database draws these defaults itself (a temporary
+	// table's: Sequence may be ""). InjectDefaults writes nothing for them
+	// and refuses nothing, but sets Drawn when a statement leaves one of
+	// them to its default or writes DEFAULT for it, and MayDraw when it
+	// cannot tell (INSERT … SELECT without a column list: the query may
+	// give fewer columns than the table has).
+	Native, Drawn, MayDraw bool
 }
 
 // ColumnSequence is a column whose default draws from a store sequence.
@@ -239,6 +246,14 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 	if err != nil || t == nil || len(t.Defaults) == 0 {
 		return nil, err // none: DEFAULT VALUES would become () VALUES ()
 	}
+	if t.Native {
+		if source == 2 && listOpen < 0 && overriding != "user" {
+			t.MayDraw = true
+		} else {
+			t.Drawn = t.Drawn || s.drawsNative(t, j, source, listOpen, cols, overriding)
+		}
+		return nil, nil
+	}
 	if source == 2 {
 		given := map[string]bool{}
 		for _, c := range cols {
@@ -406,6 +421,54 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 	return edits, nil
 }
 
+// drawsNative reports whether the INSERT whose source (0: DEFAULT VALUES,
+// 1: VALUES, 2: a query with a column list) starts at token j evaluates a
+// default of t, a table whose defaults the database draws: a column left
+// out or written DEFAULT, or an identity column whose value OVERRIDING
+// USER VALUE ignores. Without a column list, a VALUES row shorter than the
+// table leaves the columns after it to their defaults (t.Columns says
+// which).
+func (s *stmt) drawsNative(t *TableDefaults, j, source, listOpen int, cols []string, overriding string) bool {
+	switch {
+	case source == 0:
+		return true
+	case source == 1 && listOpen < 0:
+		var rows []int
+		for k := j + 1; s.punct(k, '('); k = s.match[k] + 2 {
+			rows = append(rows, k)
+			if !s.punct(s.match[k]+1, ',') {
+				break
+			}
+		}
+		if len(rows) == 0 {
+			return false
+		}
+		cols = t.Columns[:min(len(s.items(rows[0])), len(t.Columns))]
+	}
+	given := map[string]int{}
+	for k, c := range cols {
+		given[c] = k
+	}
+	for _, d := range t.Defaults {
+		k, ok := given[d.Column]
+		if !ok || overriding == "user" {
+			return true // left out; or its value ignored for the default (for a column that is not an identity, the database then draws nothing: taken to draw)
+		}
+		if source != 1 {
+			continue
+		}
+		for r := j + 1; s.punct(r, '('); r = s.match[r] + 2 {
+			if items := s.items(r); k < len(items) && isDefault(s, items[k]) {
+				return true
+			}
+			if !s.punct(s.match[r]+1, ',') {
+				break
+			}
+		}
+	}
+	return false
+}
+
 // needsSystemValue reports whether an INSERT giving values to the columns
 // defs, with OVERRIDING overriding ("", "system" or "user"), must say
 // OVERRIDING SYSTEM VALUE for a database whose columns are identities:
@@ -501,6 +564,12 @@ func (s *stmt) checkUpdate(i int, lookup TableLookup) error {
 	if err != nil || t == nil {
 		return err
 	}
+	if t.Native {
+		for _, st := range sets {
+			t.Drawn = t.Drawn || st.defaults && t.column(st.col) != nil
+		}
+		return nil
+	}
 	for _, st := range sets {
 		d := t.column(st.col)
 		switch {
@@ -543,6 +612,10 @@ func (s *stmt) checkCopy(i int, lookup TableLookup) error {
 		return err
 	}
 	for _, d := range t.Defaults {
+		if t.Native {
+			t.Drawn = t.Drawn || !slices.Contains(cols, d.Column)
+			continue
+		}
 		found := false
 		for _, c := range cols {
 			found = found || c == d.Column

@@ -140,6 +140,11 @@ type Call struct {
 	// Value and IsCalled are setval's second and third arguments; IsCalled
 	// is Const(1) when not written.
 	Value, IsCalled Operand
+	// Temp is true when Name was written in a temporary schema (pg_temp.s,
+	// pg_temp_3.s): the sequence is the session's own, in the database,
+	// which evaluates the call itself (left as written, also where it is
+	// evaluated once per row).
+	Temp bool
 	// Null is true when an argument is a NULL literal (NULL, NULL::regclass):
 	// these functions are strict, so the call returns NULL and changes
 	// nothing; a literal Name is still looked up, as PostgreSQL resolves it
@@ -266,6 +271,13 @@ type Statement struct {
 	// others are PostgreSQL's errors for a bad name (42602, from
 	// sequence.ParseName) or a bad DDL option value (22P02, 22003, 22023).
 	Err error
+	// NativeOnly are, for a Reject statement refused because the database
+	// would evaluate its calls once per row or later (a definition), the
+	// calls when each may name a session's temporary sequence (a name
+	// without a schema or in pg_temp, or a bind argument), nil otherwise:
+	// a session whose temporary sequences they all name sends the
+	// statement as written, the database evaluating them ([Natives]).
+	NativeOnly []Call
 
 	// What the statement does to the session (postgres dialect), decided
 	// in the pass that planned it (see effects.go).
@@ -273,6 +285,7 @@ type Statement struct {
 	Path       PathEffect  // what it may do to the search_path
 	Mode       ModeEffect  // what it may do to the transaction's read-only mode
 	Discards   bool        // DISCARD SEQUENCES or DISCARD ALL: currval and lastval go
+	Temps      TempEffect  // what it may do to the session's temporary relations (temp.go)
 	SchemaDrop *SchemaDrop // DROP SCHEMA or ALTER SCHEMA … RENAME, nil for others
 	// Verb is the command of an INSERT, UPDATE, DELETE or MERGE (also
 	// after WITH), which PostgreSQL refuses in a read-only transaction
@@ -311,6 +324,9 @@ type Plan struct {
 	Err error
 	// Path is the union of the statements' effects on the search_path.
 	Path PathEffect
+	// Temps is the union of the statements' effects on the session's
+	// temporary relations.
+	Temps TempEffect
 	// Inserts is true when a statement starts with INSERT, UPDATE, COPY or
 	// WITH: one that may insert into a table whose column defaults the
 	// store serves (see [InjectDefaults]).
@@ -327,6 +343,20 @@ var passThroughPlan = &Plan{passThrough: true}
 // end sends the original SQL untouched (its statements may still have
 // effects on the session, [Plan.Effects]).
 func (p *Plan) PassThrough() bool { return p.passThrough }
+
+// NativeOnly reports whether the plan is rejected (Err) only for
+// statements a session may send as written ([Statement.NativeOnly]).
+func (p *Plan) NativeOnly() bool {
+	if p.Err == nil {
+		return false
+	}
+	for i := range p.Statements {
+		if st := &p.Statements[i]; st.Kind == Reject && st.NativeOnly == nil {
+			return false
+		}
+	}
+	return true
+}
 
 // NumCalls returns the number of call sites of Rewrite statements: the
 // number of values [Plan.AppendSQL] takes.

@@ -188,13 +188,67 @@ func asWritten(int, int) Rendering { return AsWritten }
 // subcommand j of statement i, as [TableDDL.AppendSQL] takes it (a nil how
 // is Strip everywhere). A statement left with nothing to send is left out.
 func (p *Plan) AppendSQLTables(dst []byte, values []int64, ddl bool, served uint64, how func(stmt, i int) Rendering) (_ []byte, bound bool) {
-	n, v := 0, 0
+	return p.appendSQL(dst, values, ddl, served, how, nil)
+}
+
+// Natives are the parts of a plan that a session leaves to the database,
+// as they are written, because they concern its temporary sequences (the
+// database's own): call sites, sequence DDL statements, and Reject
+// statements whose calls ([Statement.NativeOnly]) all do.
+type Natives struct {
+	// Calls[k] is true when call site k of the plan, counting the calls of
+	// its Local and Rewrite statements in order, is left as written. A
+	// Local statement with such a call is sent, its other calls written
+	// with their values as in a Rewrite statement.
+	Calls []bool
+	// Statements has bit i set when statement i (i < 64), SequenceDDL or
+	// Reject, is sent as written.
+	Statements uint64
+}
+
+// call reports whether call site k is left as written.
+func (n *Natives) call(k int) bool { return n != nil && k < len(n.Calls) && n.Calls[k] }
+
+// sends reports whether statement st (number i, its first call site k)
+// is sent although it would not be without natives.
+func (n *Natives) sends(st *Statement, i, k int) bool {
+	if n == nil {
+		return false
+	}
+	switch st.Kind {
+	case SequenceDDL, Reject:
+		return i < 64 && n.Statements&(1<<i) != 0
+	case Local:
+		for j := range st.Calls {
+			if n.call(k + j) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// AppendSQLNative is [Plan.AppendSQLServed] with natives left to the
+// database: values are those of the other call sites of the statements
+// sent, in order, and bound ones are numbered $NumParams+1, … in that
+// order (a call left as written takes no parameter).
+func (p *Plan) AppendSQLNative(dst []byte, values []int64, ddl bool, served uint64, natives *Natives) (_ []byte, bound bool) {
+	return p.appendSQL(dst, values, ddl, served, asWritten, natives)
+}
+
+func (p *Plan) appendSQL(dst []byte, values []int64, ddl bool, served uint64, how func(stmt, i int) Rendering, natives *Natives) (_ []byte, bound bool) {
+	n, v, k := 0, 0, 0
 	for i := range p.Statements {
 		s := &p.Statements[i]
+		first := k // the statement's first call site in the plan
+		if s.Kind == Local || s.Kind == Rewrite {
+			k += len(s.Calls)
+		}
 		switch {
 		case s.Kind == PassThrough, s.Kind == Rewrite:
 		case s.Kind == SequenceDDL && ddl:
 		case s.Kind == CatalogDDL && (i >= 64 || served&(1<<i) == 0):
+		case natives.sends(s, i, first):
 		default:
 			continue
 		}
@@ -219,17 +273,54 @@ func (p *Plan) AppendSQLTables(dst []byte, values []int64, ddl bool, served uint
 			dst = append(dst, ';')
 		}
 		n++
-		if s.Kind != Rewrite {
+		if s.Kind != Rewrite && s.Kind != Local {
 			dst = append(dst, s.Text...)
 			continue
 		}
-		k := len(s.Calls)
-		end := min(v+k, len(values))
-		dst = s.AppendSQL(dst, values[min(v, end):end])
-		bound = bound || k > 0 && s.bindValues()
-		v += k
+		if natives == nil {
+			c := len(s.Calls)
+			end := min(v+c, len(values))
+			dst = s.AppendSQL(dst, values[min(v, end):end])
+			bound = bound || c > 0 && s.bindValues()
+			v += c
+			continue
+		}
+		var b bool
+		dst, v, b = s.appendNative(dst, values, v, natives.Calls[min(first, len(natives.Calls)):min(first+len(s.Calls), len(natives.Calls))])
+		bound = bound || b
 	}
 	return dst, bound
+}
+
+// appendNative is [Statement.AppendSQL] with the calls native[j] left as
+// written: the others take values[v], values[v+1], … in order (bound as
+// parameters $NumParams+1+v, …). It returns the index of the next value.
+func (s *Statement) appendNative(dst []byte, values []int64, v int, native []bool) (_ []byte, next int, bound bool) {
+	prev := 0
+	for i := range s.Calls {
+		if i < len(native) && native[i] {
+			continue // left in the text as written
+		}
+		c := &s.Calls[i]
+		dst = append(dst, s.Text[prev:c.Start]...)
+		var val int64
+		if v < len(values) {
+			val = values[v]
+		}
+		dst = s.appendCall(dst, c, s.params+1+v, val)
+		bound = bound || s.bindValues()
+		v++
+		prev = c.End
+		if c.alias != "" {
+			if c.aliasAt > c.End {
+				dst = append(dst, s.Text[c.End:c.aliasAt]...)
+				prev = c.aliasAt
+			}
+			dst = append(dst, " AS "...)
+			dst = append(dst, c.alias...)
+		}
+	}
+	return append(dst, s.Text[prev:]...), v, bound
 }
 
 // aliasFor returns the column name for a rewritten call, quoted if needed.

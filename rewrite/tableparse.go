@@ -94,7 +94,8 @@ func (s *stmt) mayHaveDefault() bool {
 	return false
 }
 
-// createTable plans CREATE [TEMP | UNLOGGED] TABLE.
+// createTable plans CREATE [TEMP | UNLOGGED] TABLE: a temporary table is
+// the database's, as it is.
 func (s *stmt) createTable(st *Statement) bool {
 	i := 1
 	temp := false
@@ -117,6 +118,14 @@ func (s *stmt) createTable(st *Statement) bool {
 	name, unqualified, i, err := s.ddlName(i)
 	if err != nil {
 		return false // the database reports it
+	}
+	if temp || !unqualified && IsTempName(name) {
+		// A temporary table and its sequences are the session's own: the
+		// database serves them, and whatever its column defaults name
+		// (a store sequence is not in the database: 42P01, which the
+		// session turns into a 0A000 naming it).
+		st.Kind = PassThrough
+		return true
 	}
 	t.Names, t.Unqualified = []string{name}, []bool{unqualified}
 	// The form: a column list, OF type, PARTITION OF parent, or AS query.
@@ -189,8 +198,6 @@ func (s *stmt) createTable(st *Statement) bool {
 			err = unsupported("identity columns are not supported on typed tables") // PostgreSQL's own refusal
 		case with.Default.Kind.IsIdentity() && partition:
 			err = unsupported("identity columns are not supported on partitions")
-		case temp:
-			err = unsupportedTable(with, "a temporary table", "a store sequence is shared by every session", "create a regular table")
 		case typed:
 			err = unsupportedTable(with, "a typed table", "seqshim does not see the columns OF gives", "write the columns out instead of OF")
 		case partition:

@@ -47,10 +47,17 @@ func literal(s string) string {
 	return "'" + s + "'"
 }
 
-// relkind returns the pg_class relkind of the relation name resolves to in
-// the session, 0 when there is none or the session cannot tell.
-func (s *Session[A]) relkind(ctx context.Context, name string) (byte, error) {
-	rows, ok, err := s.query(ctx, "SELECT relkind FROM pg_catalog.pg_class WHERE oid = pg_catalog.to_regclass("+literal(name)+")")
+// relkind returns the pg_class relkind of the relation name (canonical)
+// names in the session, 0 when there is none or the session cannot tell:
+// when unqualified, as PostgreSQL resolves a name written without a
+// schema (through the search_path, a temporary relation first); otherwise
+// in its schema, public when it has none (a name to create there).
+func (s *Session[A]) relkind(ctx context.Context, name string, unqualified bool) (byte, error) {
+	arg := name
+	if !unqualified {
+		arg = tableArg(name)
+	}
+	rows, ok, err := s.query(ctx, "SELECT relkind FROM pg_catalog.pg_class WHERE oid = pg_catalog.to_regclass("+literal(arg)+")")
 	if !ok || err != nil || len(rows) == 0 || len(rows[0]) == 0 || rows[0][0] == "" {
 		return 0, err
 	}
@@ -62,11 +69,12 @@ func (s *Session[A]) relkind(ctx context.Context, name string) (byte, error) {
 // not a sequence", or, for a sequence of the database
 // itself, a 0A000 saying that seqshim serves store sequences only. Any other
 // error, or a name the catalog does not know either, is returned as is.
-func (s *Session[A]) notSequence(ctx context.Context, name string, err error) error {
+// unqualified: the name was written without a schema (relkind).
+func (s *Session[A]) notSequence(ctx context.Context, name string, unqualified bool, err error) error {
 	if !errors.Is(err, sequence.ErrNotFound) {
 		return err
 	}
-	kind, qerr := s.relkind(ctx, name)
+	kind, qerr := s.relkind(ctx, name, unqualified)
 	if qerr != nil || kind == 0 {
 		return err
 	}
@@ -89,7 +97,7 @@ const codeWrongObjectType = "42809"
 // checkFree fails CREATE SEQUENCE of a name a relation of the database
 // already has (42P07); ok is false when it does and IF NOT EXISTS skips it.
 func (s *Session[A]) checkFree(ctx context.Context, name string, ifNotExists bool) (ok bool, err error) {
-	kind, err := s.relkind(ctx, name)
+	kind, err := s.relkind(ctx, name, false)
 	if err != nil || kind == 0 {
 		return err == nil, err
 	}
@@ -362,8 +370,8 @@ func (s *Session[A]) catalogDDL(ctx context.Context, c *rewrite.Catalog) (served
 // storeOnly reports whether name is a store sequence and no relation of the
 // database.
 func (s *Session[A]) storeOnly(ctx context.Context, name string) (bool, error) {
-	if kind, err := s.relkind(ctx, name); err != nil || kind != 0 {
-		return false, err
+	if kind, err := s.relkind(ctx, name, true); err != nil || kind != 0 {
+		return false, err // as written: ALTER TABLE s … is a temporary s's
 	}
 	if ok, err := s.exists(ctx, name); err != nil || !ok {
 		return false, err
@@ -380,8 +388,7 @@ func (s *Session[A]) storeOnly(ctx context.Context, name string) (bool, error) {
 func (s *Session[A]) storeRelation(ctx context.Context, name string, unqualified bool) (string, error) {
 	_, rel := sequence.SplitName(name)
 	if !unqualified || s.db == nil {
-		schema, _ := sequence.SplitName(name)
-		if kind, err := s.relkind(ctx, tableRef{schema, rel}.quoted()); err != nil || kind != 0 {
+		if kind, err := s.relkind(ctx, name, false); err != nil || kind != 0 {
 			return "", err
 		}
 		if ok, err := s.visibleSeq(ctx, name); err != nil || !ok {

@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -24,12 +26,17 @@ func TestPGCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pc.Close(ctx)
-	// Temporary relations: private to this connection, found by to_regclass.
-	for _, q := range []string{"CREATE TEMP TABLE tt (a int)", "CREATE TEMP SEQUENCE dbseq"} {
+	// Temporary relations, private to this connection, made around the
+	// session (which does not know them as its own: see temp.go), found
+	// by to_regclass as PostgreSQL finds a name without a schema; and a
+	// table of the database, for a name to create in public.
+	perm := fmt.Sprintf("catalog_%d", time.Now().UnixNano())
+	for _, q := range []string{"CREATE TEMP TABLE tt (a int)", "CREATE TEMP SEQUENCE dbseq", "CREATE TABLE " + perm + " (a int)"} {
 		if _, err := pc.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
+	defer func() { _, _ = pc.Exec(context.Background(), "DROP TABLE "+perm) }()
 	s := newSession(t, PgConn(pc.PgConn()))
 	tests := []struct {
 		query, code, prefix string
@@ -44,7 +51,7 @@ func TestPGCatalog(t *testing.T) {
 		{"SELECT nextval('dbseq')", "0A000", `seqshim: "dbseq" is a sequence of the database`},
 		{"SELECT nextval('tt')", "42809", `"tt" is not a sequence`},
 		{"ALTER SEQUENCE IF EXISTS tt RESTART", "42809", `"tt" is not a sequence`},
-		{"CREATE SEQUENCE tt", "42P07", `relation "tt" already exists`},
+		{"CREATE SEQUENCE " + perm, "42P07", `relation "` + perm + `" already exists`},
 		{"CREATE SEQUENCE o OWNED BY tt.a", "55000", "sequence must be in same schema as table it is linked to"},
 	}
 	for _, tt := range tests {
@@ -67,6 +74,11 @@ func TestPGCatalog(t *testing.T) {
 	ev, sql, err = run(t, s, "ALTER TABLE s2 SET UNLOGGED")
 	if err != nil || ev.Send || sql != "" {
 		t.Fatalf("ALTER TABLE s2 SET UNLOGGED: send %v %q, %v; want served", ev.Send, sql, err)
+	}
+	// CREATE SEQUENCE creates in public, where a temporary relation of the
+	// name is not.
+	if _, _, err := run(t, s, "CREATE SEQUENCE tt"); err != nil {
+		t.Errorf("CREATE SEQUENCE tt beside a temporary tt: %v", err)
 	}
 	// A table's ALTER TABLE goes to the database as written.
 	ev, sql, err = run(t, s, "ALTER TABLE tt RENAME TO tt2")

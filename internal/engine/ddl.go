@@ -78,10 +78,10 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				if err == nil {
 					err = notHere(name)
 				}
-				if d.IfExists && errors.Is(err, sequence.ErrNotFound) && s.notSequence(ctx, name, err) == err {
+				if d.IfExists && errors.Is(err, sequence.ErrNotFound) && s.notSequence(ctx, name, d.IsUnqualified(i), err) == err {
 					continue
 				}
-				return s.eng.storeErr(s.ddlError(ctx, d, i, name, s.notSequence(ctx, name, err)))
+				return s.eng.storeErr(s.ddlError(ctx, d, i, name, s.notSequence(ctx, name, d.IsUnqualified(i), err)))
 			}
 			if d.OwnedBy != "" {
 				info, _, err := s.describe(ctx, name)
@@ -100,7 +100,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 			} else {
 				err = alter(ctx) // START, CACHE, OWNED BY: cached values stay valid
 			}
-			err = s.notSequence(ctx, name, err) // IF EXISTS does not cover a table
+			err = s.notSequence(ctx, name, d.IsUnqualified(i), err) // IF EXISTS does not cover a table
 			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
@@ -142,7 +142,7 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				}
 				return st.Rename(ctx, name, to)
 			})
-			err = s.notSequence(ctx, name, err)
+			err = s.notSequence(ctx, name, d.IsUnqualified(i), err)
 			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
@@ -170,11 +170,11 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 					if err == nil {
 						err = notHere(name)
 					}
-					err = s.notSequence(ctx, name, err)
+					i := slices.Index(resolved, name)
+					err = s.notSequence(ctx, name, d.IsUnqualified(i), err)
 					if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 						continue
 					}
-					i := slices.Index(resolved, name)
 					return s.eng.storeErr(dropError(s.ddlError(ctx, d, i, name, err)))
 				}
 			}
@@ -192,12 +192,12 @@ func (s *Session[A]) ddl(ctx context.Context, d *rewrite.DDL) error {
 				continue
 			}
 			dropped, err := s.dropHere(ctx, name)
-			err = s.notSequence(ctx, name, err)
+			i := slices.Index(resolved, name)
+			err = s.notSequence(ctx, name, d.IsUnqualified(i), err)
 			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 				continue
 			}
 			if err != nil {
-				i := slices.Index(resolved, name)
 				return s.eng.storeErr(dropError(s.ddlError(ctx, d, i, name, err)))
 			}
 			if dropped {
@@ -258,7 +258,7 @@ func (s *Session[A]) setLogged(ctx context.Context, d *rewrite.DDL) error {
 		if ok {
 			continue
 		}
-		err = s.notSequence(ctx, name, notHere(name))
+		err = s.notSequence(ctx, name, d.IsUnqualified(i), notHere(name))
 		if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 			continue
 		}
@@ -284,7 +284,7 @@ func (s *Session[A]) renameTarget(ctx context.Context, d *rewrite.DDL, i int, na
 		return "", err
 	}
 	if _, derr := s.eng.store.Describe(ctx, name); derr != nil {
-		derr = s.notSequence(ctx, name, derr)
+		derr = s.notSequence(ctx, name, d.IsUnqualified(i), derr)
 		if d.IfExists && errors.Is(derr, sequence.ErrNotFound) {
 			return "", nil
 		}
@@ -296,8 +296,7 @@ func (s *Session[A]) renameTarget(ctx context.Context, d *rewrite.DDL, i int, na
 // checkRenameFree returns PostgreSQL's 42P07 when the canonical name to is
 // taken by a relation of the database or a sequence of the store.
 func (s *Session[A]) checkRenameFree(ctx context.Context, to string) error {
-	schema, rel := sequence.SplitName(to)
-	kind, err := s.relkind(ctx, tableRef{schema, rel}.quoted())
+	kind, err := s.relkind(ctx, to, false)
 	if err != nil {
 		return err
 	}

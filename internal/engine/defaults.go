@@ -226,7 +226,7 @@ func sameTables(a, b map[string]*rewrite.TableDefaults) bool {
 // transaction with column DDL of its own, with the column defaults and the
 // search_path as they are.
 func (s *Session[A]) sameDefaults(ctx context.Context, p *Statement) bool {
-	if !p.memo || s.tx != nil || p.pathGen != s.path.changes {
+	if !p.memo || s.tx != nil || p.pathGen != s.path.changes || p.tempGen != s.temps.gen {
 		return false
 	}
 	return s.defs.current(ctx) == p.version
@@ -259,10 +259,17 @@ func (s *Session[A]) inject(ctx context.Context, query string) (text string, ver
 		ts = ts.overlay(s.heldDefaults())
 		memo = false
 	}
-	if ts == nil {
+	s.injected = s.injected[:0]
+	if ts == nil && !s.temps.maybe {
 		return query, version, memo, nil
 	}
 	text, _, err = rewrite.InjectDefaults(s.eng.dialect, query, func(table string, unqualified, columns bool) (*rewrite.TableDefaults, error) {
+		if t, ok, err := s.tempDefaults(ctx, ts, table, unqualified, columns); ok || err != nil {
+			return t, err // a temporary table's: the database's
+		}
+		if ts == nil {
+			return nil, nil
+		}
 		return s.tableDefaults(ctx, ts, table, unqualified, columns)
 	})
 	if err != nil {
@@ -301,7 +308,7 @@ func (s *Session[A]) tableDefaults(ctx context.Context, ts *tableSet, table stri
 	cols, ok := ts.columns[t.Table]
 	ts.mu.Unlock()
 	if !ok && s.db != nil {
-		row, err := s.queryRow(ctx, columnsQuery, t.Table)
+		row, err := s.queryRow(ctx, columnsQuery, tableArg(t.Table))
 		if err != nil {
 			return nil, err
 		}

@@ -60,6 +60,14 @@
 //   - A panic while a statement is read or run — a bug of seqshim's — is
 //     an error naming the statement (XX000), logged with its stack, and the
 //     process goes on.
+//   - Temporary sequences and tables are the database's (temp.go): what
+//     concerns them is sent as written, and a temporary relation hides one
+//     of the same name in the search_path for its session, as in
+//     PostgreSQL. The session learns which names are temporary from the
+//     catalog (one query after a statement that may have changed them, when
+//     next needed), never in a session that had none. lastval is the last
+//     nextval of either kind: the database answers it after one of its
+//     own.
 //   - The hot path allocates nothing of its own: a text seen before is a
 //     map lookup, [Args] is a type parameter (no interface conversion of a
 //     slice), call values go to session scratch space, and a statement with

@@ -129,7 +129,6 @@ func TestRender(t *testing.T) {
 func TestErrors(t *testing.T) {
 	s := newSession(t, nil)
 	for _, tc := range []struct{ query, code string }{
-		{"CREATE TEMP SEQUENCE tmp", "0A000"},
 		{"SELECT nextval('missing')", "42P01"},
 		{"SELECT currval('s')", "55000"},
 		{"UPDATE t SET a = nextval('s')", "0A000"},

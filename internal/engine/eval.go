@@ -30,6 +30,8 @@ type Evaluation struct {
 	// RowsAffected counts the rows of the Local statements: an Exec's
 	// result when nothing is sent.
 	RowsAffected int64
+
+	drew bool // a store sequence's nextval returned a value
 }
 
 // evaluatePlan does the sequence work of p with the caller's arguments:
@@ -41,8 +43,8 @@ func (s *Session[A]) evaluatePlan(ctx context.Context, p *Statement, args A) (Ev
 	if err := s.txFailed(); err != nil {
 		return Evaluation{}, err
 	}
-	ev, err := s.evaluate(ctx, p.plan, args)
-	if !p.local {
+	ev, err := s.evaluate(ctx, p.plan, args, p)
+	if !p.local || s.nativeAny {
 		s.heardFrom() // it reaches the database, or may have: DDL, the catalog
 	}
 	if p.path != 0 {
@@ -56,10 +58,20 @@ func (s *Session[A]) evaluatePlan(ctx context.Context, p *Statement, args A) (Ev
 	return ev, nil
 }
 
-func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Evaluation, error) {
+// evaluate does the sequence work of pl, the plan of p (nil for a
+// statement of a string evaluateTables runs one by one).
+func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A, p *Statement) (Evaluation, error) {
 	var ev Evaluation
+	s.resetNatives()
 	if pl.Err != nil {
-		return ev, pl.Err // no statement of a string with a rejected one runs
+		// No statement of a string with a rejected one runs, unless the
+		// rejected ones are all about temporary sequences.
+		if ok, err := s.rescue(ctx, pl, args); err != nil || !ok {
+			if err == nil {
+				err = pl.Err
+			}
+			return ev, err
+		}
 	}
 	if s.tx != nil {
 		if err := s.checkControl(pl); err != nil {
@@ -75,14 +87,26 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 			return s.evaluateTables(ctx, pl)
 		}
 	}
+	var drawsTemp, tempTarget bool // see Statement
+	if p != nil {
+		if err := s.tempOrderErr(p); err != nil {
+			return ev, err
+		}
+		drawsTemp, tempTarget = p.drawsTemp, p.tempTarget
+	}
 	if n := pl.NumCalls(); n > len(s.scratch) {
 		ev.Values = make([]int64, 0, n)
 	} else {
 		ev.Values = s.scratch[:0]
 	}
 	s.planMode, s.dmlVerb = modeUnknown, ""
+	k := 0 // the plan's call site of the statement's first call
 	for i := range pl.Statements {
 		st := &pl.Statements[i]
+		first := k
+		if st.Kind == rewrite.Rewrite || st.Kind == rewrite.Local {
+			k += len(st.Calls)
+		}
 		switch st.Kind {
 		case rewrite.PassThrough:
 			ev.Send = true
@@ -97,15 +121,25 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 		case rewrite.Rewrite:
 			ev.Send = true
 			s.dmlVerb = st.Verb
-			for j := range st.Calls {
-				v, _, err := s.call(ctx, &st.Calls[j], args)
-				if err != nil {
-					return ev, err
-				}
-				ev.Values = append(ev.Values, v)
+			if tempTarget {
+				s.dmlVerb = "" // PostgreSQL writes a temporary table in a read-only transaction
+			}
+			native, from, err := s.natives(ctx, st, args, first, drawsTemp)
+			if err == nil {
+				err = s.drawCalls(ctx, st, args, first, native, from, &ev)
+			}
+			if err != nil {
+				return ev, err
 			}
 			s.dmlVerb = ""
 		case rewrite.Local:
+			if native, err := s.nativeLocal(ctx, st, args, first, drawsTemp, &ev); err != nil || native {
+				if err != nil {
+					return ev, err
+				}
+				ev.Send = true // with its calls of temporary sequences as written
+				continue
+			}
 			rows, err := s.local(ctx, st, args)
 			if err != nil {
 				return ev, err
@@ -119,6 +153,17 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 				if err := s.checkControl(pl); err != nil {
 					return ev, err
 				}
+			}
+			if native, err := s.nativeDDL(ctx, st.DDL); err != nil || native {
+				if err != nil {
+					return ev, err
+				}
+				if i >= 64 {
+					return ev, unsupportedf("seqshim: DDL of a temporary sequence after the 64th statement of a string: send it separately")
+				}
+				s.native.Statements |= 1 << i
+				s.nativeAny, ev.Send = true, true
+				continue
 			}
 			if err := s.ddl(ctx, st.DDL); err != nil {
 				return ev, err
@@ -134,11 +179,60 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 			} else {
 				ev.Send = true
 			}
-		default: // Reject is the plan's Err, handled above
+		case rewrite.Reject: // rescued above: the database evaluates its calls
+			ev.Send = true
+			for j := range st.NativeOnly {
+				if st.NativeOnly[j].Func == rewrite.Nextval {
+					s.seq.from = lastDatabase
+				}
+			}
+		default:
 			return ev, fmt.Errorf("seqshim: unknown statement kind %v", st.Kind)
 		}
 	}
 	return ev, nil
+}
+
+// drawCalls draws the values of the calls of st, a statement sent with
+// its calls rewritten whose first call is the plan's call site k, into
+// ev.Values, but for those the database evaluates: native and from are
+// what Session.natives found.
+func (s *Session[A]) drawCalls(ctx context.Context, st *rewrite.Statement, args A, k int, native bool, from lastFrom, ev *Evaluation) error {
+	for j := range st.Calls {
+		if native && s.isNative(k+j) {
+			continue
+		}
+		c := &st.Calls[j]
+		v, null, err := s.call(ctx, c, args)
+		if err != nil {
+			return err
+		}
+		ev.drew = ev.drew || c.Func == rewrite.Nextval && !null
+		ev.Values = append(ev.Values, v)
+	}
+	if native {
+		s.seq.from = from
+	}
+	return nil
+}
+
+// nativeLocal evaluates a Local statement that calls a temporary
+// sequence (Session.natives): it is sent to the database then, its
+// other calls rewritten as a Rewrite statement's. native is false for a
+// statement without one, answered here as usual.
+func (s *Session[A]) nativeLocal(ctx context.Context, st *rewrite.Statement, args A, k int, drawsTemp bool, ev *Evaluation) (native bool, err error) {
+	native, from, err := s.natives(ctx, st, args, k, drawsTemp)
+	if err != nil || !native {
+		return false, err
+	}
+	if st.Series != nil {
+		for j := range st.Calls {
+			if !s.isNative(k + j) {
+				return false, errTempPerRow
+			}
+		}
+	}
+	return true, s.drawCalls(ctx, st, args, k, native, from, ev)
 }
 
 // call evaluates one sequence call. null is true when PostgreSQL would
@@ -320,7 +414,7 @@ func (s *Session[A]) localCall(ctx context.Context, call *rewrite.Call, args A, 
 // 42809 when the name is a table's, 3F000 when a schema written in the
 // call does not exist, labelled as the store's otherwise.
 func (s *Session[A]) callErr(ctx context.Context, name string, unqualified bool, err error) error {
-	err = s.notSequence(ctx, name, err)
+	err = s.notSequence(ctx, name, unqualified, err)
 	if !unqualified {
 		err = s.missingSchema(ctx, name, err)
 	}

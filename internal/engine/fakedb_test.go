@@ -25,6 +25,12 @@ type fakeDB struct {
 
 	fail map[string]error // Exec of these statements fails so
 
+	// temps are the session's temporary relations, as tempQuery reads
+	// them: name, relkind, columns with sequence defaults; nil when the
+	// session has no temporary schema.
+	temps     [][]string
+	tempReads int
+
 	sent    []string // Exec
 	queries []string // Query
 	shows   int      // SHOWs of transaction_read_only
@@ -78,6 +84,19 @@ func (c *fakeDB) Query(_ context.Context, sql string, args ...string) ([][]strin
 	case "SHOW transaction_read_only":
 		c.shows++
 		return [][]string{{c.txRO}}, nil
+	case tempQuery:
+		c.tempReads++
+		if c.temps == nil {
+			return nil, nil
+		}
+		rows := [][]string{{"pg_temp_3", "", "", ""}}
+		if len(c.temps) > 0 {
+			rows = nil
+		}
+		for _, r := range c.temps {
+			rows = append(rows, append([]string{"pg_temp_3"}, r...))
+		}
+		return rows, nil
 	}
 	return nil, nil
 }

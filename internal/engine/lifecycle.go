@@ -95,7 +95,7 @@ func (s *Session[A]) Prepare(ctx context.Context, query string, prepare func(con
 		return nil, err
 	}
 	if s.eng.shadow == nil && p.plan != nil {
-		if p.plan.Err != nil {
+		if p.plan.Err != nil && !s.mayRescue(p.plan) {
 			return nil, s.Fail(ctx, s.typeError(ctx, p.plan.Err))
 		}
 		if p.pathErr != nil {
@@ -131,6 +131,11 @@ func (s *Session[A]) Finish(ctx context.Context, step *Step, err error) error {
 	p := step.st
 	if err != nil {
 		s.shadow = s.shadow[:0]
+		if p.plan != nil && p.plan.Temps != 0 {
+			// A string may fail after a statement of it changed the
+			// temporary relations (one after a COMMIT in it).
+			s.noteTemps(p.plan.Temps)
+		}
 		return s.DatabaseError(ctx, err)
 	}
 	switch {
@@ -159,6 +164,12 @@ func (s *Session[A]) planned(ctx context.Context, p *Statement, args A, step *St
 	if err != nil {
 		return err
 	}
+	switch {
+	case p.temp.draws:
+		s.seq.from = lastUnclear
+	case p.drawsTemp:
+		s.drewTemp(ev.drew)
+	}
 	step.st, step.Rows, step.RowsAffected = p, ev.First, ev.RowsAffected
 	if ev.Send {
 		step.SQL, step.Bound = s.render(p, ev.Values)
@@ -182,7 +193,7 @@ func (s *Session[A]) beforePlanned(ctx context.Context, p *Statement, step *Step
 			return s.Fail(ctx, err)
 		}
 	}
-	if p.plan.Err != nil {
+	if p.plan.Err != nil && !s.mayRescue(p.plan) {
 		return s.Fail(ctx, s.typeError(ctx, p.plan.Err))
 	}
 	if p.pathErr != nil {
@@ -201,6 +212,12 @@ func (s *Session[A]) beforePlanned(ctx context.Context, p *Statement, step *Step
 // sequences, or control the transaction while DDL is held.
 func (s *Session[A]) passThroughStep(ctx context.Context, query string, p *Statement) (Step, error) {
 	s.heardFrom()
+	switch {
+	case p.temp.draws:
+		s.seq.from = lastUnclear
+	case p.drawsTemp:
+		s.drewTemp(false)
+	}
 	if p.session {
 		if err := s.sessionStatement(ctx, p); err != nil {
 			return Step{}, err

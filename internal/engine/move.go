@@ -32,7 +32,7 @@ func (s *Session[A]) moveTarget(ctx context.Context, d *rewrite.DDL, i int, name
 		err = notHere(name)
 	}
 	if err != nil {
-		err = s.notSequence(ctx, name, err)
+		err = s.notSequence(ctx, name, d.IsUnqualified(i), err)
 		if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 			return "", nil
 		}
@@ -130,7 +130,7 @@ func (s *Session[A]) checkMoveFree(ctx context.Context, to string) error {
 		return &sequence.Error{Code: sequence.CodeDuplicateTable, Kind: sequence.ErrExists,
 			Message: fmt.Sprintf(`relation "%s" already exists in schema "%s"`, rel, schema)}
 	}
-	if kind, err := s.relkind(ctx, tableRef{schema, rel}.quoted()); err != nil {
+	if kind, err := s.relkind(ctx, to, false); err != nil {
 		return err
 	} else if kind != 0 {
 		return taken()

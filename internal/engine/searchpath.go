@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/sequence"
@@ -52,7 +51,13 @@ type searchPath struct {
 	known   bool     // schemas is the path in effect
 	touched bool     // the path may have changed since the last transaction end
 	schemas []string // where to look for an unqualified name, in order: the path's existing schemas, pg_catalog and pg_temp left out
-	trivial bool     // schemas is just public: nothing to resolve
+	trivial bool     // schemas is just public, the temporary schema searched first: nothing to resolve
+	// tempAt is how many of schemas come before the session's temporary
+	// schema: 0 when the path does not list it (pg_temp), as PostgreSQL
+	// then searches it first for relations. tempListed: the path lists
+	// it, which makes it where an unqualified name is created when first.
+	tempAt     int
+	tempListed bool
 
 	resolved map[string]string // unqualified canonical name → the sequence it names
 	gen      uint64            // the engine's DDL generation resolved was filled at
@@ -65,6 +70,9 @@ func (s *Session[A]) notePath(e rewrite.PathEffect) {
 		s.path.known = false
 		s.path.changes++
 		s.path.touched = true
+	}
+	if e&(rewrite.EndsTransaction|rewrite.RollsBackToSavepoint) != 0 {
+		s.tempsTxEnd(e&rewrite.EndsTransaction != 0) // ON COMMIT DROP, a CREATE rolled back
 	}
 	if e&(rewrite.EndsTransaction|rewrite.RollsBackToSavepoint) != 0 && s.path.touched {
 		s.path.known = false
@@ -108,30 +116,44 @@ func (s *Session[A]) learnPath(ctx context.Context) error {
 // setPath is what learnPath learned: the effective search_path as a
 // setting.
 func (s *Session[A]) setPath(setting string) {
-	s.path.schemas = pathSchemas(setting, "")
-	s.path.trivial = len(s.path.schemas) == 1 && s.path.schemas[0] == sequence.DefaultSchema
+	s.path.schemas, s.path.tempAt, s.path.tempListed = pathTempSchemas(setting, "")
+	s.path.trivial = len(s.path.schemas) == 1 && s.path.schemas[0] == sequence.DefaultSchema && s.path.tempAt == 0
 	s.path.known = true
 	s.path.changes++
 	clear(s.path.resolved)
+	if s.path.tempListed && !s.temps.maybe {
+		s.temps.maybe, s.temps.known = true, false // the path names pg_temp: CREATE may make temporary relations
+	}
 }
 
 // pathSchemas are the schemas a search_path setting names for lookup, in
 // order, without repeats: "$user" is user, pg_catalog (which holds no store
-// sequence: seqshim creates none there) and temporary schemas (likewise)
-// are left out. A malformed setting names none.
+// sequence: seqshim creates none there) and temporary schemas (the
+// session's own, which the database serves: see temp.go) are left out. A
+// malformed setting names none.
 func pathSchemas(setting, user string) []string {
+	out, _, _ := pathTempSchemas(setting, user)
+	return out
+}
+
+// pathTempSchemas is pathSchemas, and how many of them come before the
+// temporary schema and whether the setting lists it.
+func pathTempSchemas(setting, user string) (out []string, tempAt int, tempListed bool) {
 	names, _ := sequence.SplitIdentifiers(setting)
-	out := make([]string, 0, len(names))
+	out = make([]string, 0, len(names))
 	for _, n := range names {
 		if n == "$user" {
 			n = user
 		}
-		if n == "" || n == "pg_catalog" || n == "pg_temp" || strings.HasPrefix(n, "pg_temp_") || contains(out, n) {
+		if rewrite.IsTempSchema(n) && !tempListed {
+			tempAt, tempListed = len(out), true
+		}
+		if n == "" || n == "pg_catalog" || rewrite.IsTempSchema(n) || contains(out, n) {
 			continue
 		}
 		out = append(out, n)
 	}
-	return out
+	return out, tempAt, tempListed
 }
 
 func contains(list []string, s string) bool {
@@ -156,6 +178,11 @@ func (s *Session[A]) resolve(ctx context.Context, name string) (string, error) {
 			return "", err
 		}
 	}
+	if s.temps.maybe && s.path.tempAt == 0 {
+		if r, ok, err := s.tempRelation(ctx, name); ok || err != nil {
+			return r, err // the session's temporary relation hides the store's
+		}
+	}
 	if s.path.trivial {
 		return name, nil
 	}
@@ -167,7 +194,12 @@ func (s *Session[A]) resolve(ctx context.Context, name string) (string, error) {
 		return r, nil
 	}
 	rel := sequence.RelName(name)
-	for _, schema := range s.path.schemas {
+	for i, schema := range s.path.schemas {
+		if i == s.path.tempAt && i > 0 && s.temps.maybe {
+			if r, ok, err := s.tempRelation(ctx, name); ok || err != nil {
+				return r, err
+			}
+		}
 		cand := sequence.FormatName(schema, rel)
 		ok, err := s.exists(ctx, cand) // this database's
 		if err != nil {
@@ -182,6 +214,11 @@ func (s *Session[A]) resolve(ctx context.Context, name string) (string, error) {
 		s.path.resolved[name] = cand
 		return cand, nil
 	}
+	if s.temps.maybe && s.path.tempAt > 0 && s.path.tempAt >= len(s.path.schemas) {
+		if r, ok, err := s.tempRelation(ctx, name); ok || err != nil {
+			return r, err
+		}
+	}
 	return "", sequence.NotFoundError(name)
 }
 
@@ -191,8 +228,9 @@ func (s *Session[A]) forget(name string) { delete(s.path.resolved, name) }
 // creationName returns the sequence CREATE SEQUENCE name creates: an
 // unqualified name in the first schema of the search_path that exists
 // (3F000 when none does), a qualified one in its schema, which must exist
-// (3F000). pg_catalog is PostgreSQL's 42501, and a temporary schema
-// seqshim's 0A000.
+// (3F000). pg_catalog is PostgreSQL's 42501. A temporary schema is the
+// database's (temp.go): callers send such a CREATE as it is, and a store
+// sequence is never created there (0A000).
 func (s *Session[A]) creationName(ctx context.Context, name string, unqualified bool) (string, error) {
 	if s.db == nil {
 		return name, nil
@@ -213,9 +251,12 @@ func (s *Session[A]) creationName(ctx context.Context, name string, unqualified 
 	switch {
 	case schema == "pg_catalog":
 		return "", schemaError(codeInsufficientPrivilege, `permission denied to create "%s.%s"`, schema, rel)
-	case schema == "pg_temp" || strings.HasPrefix(schema, "pg_temp_"):
+	case rewrite.IsTempSchema(schema):
+		// The database's to create (rewrite passes a name written in
+		// pg_temp through, and Session.nativeDDL a CREATE that the
+		// search_path puts there): never a store sequence.
 		return "", &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: sequence.ErrInvalid,
-			Message: "seqshim: temporary sequences are not supported: a store sequence is shared by every session; create it in a schema of its own"}
+			Message: "seqshim: a store sequence cannot be created in a temporary schema; create the temporary sequence in a statement of its own"}
 	}
 	return sequence.FormatName(schema, rel), nil
 }

@@ -36,13 +36,14 @@ func (a AnyArgs) Arg(i int) (any, error) { return a[i], nil }
 // copied to the heap: with A a slice type such as [AnyArgs], handing the
 // arguments over costs no allocation on the hot path.
 type Session[A Args] struct {
-	eng  *Engine
-	db   DB         // nil for the dialects other than postgres
-	dbID string     // the database's identity (sequence.DatabaseID); "" without db
-	defs *defaults  // the store's column defaults in the database
-	seq  state      // currval and lastval
-	tx   *held      // sequence DDL held for the open transaction; nil: none
-	path searchPath // the search_path, learned through db
+	eng   *Engine
+	db    DB         // nil for the dialects other than postgres
+	dbID  string     // the database's identity (sequence.DatabaseID); "" without db
+	defs  *defaults  // the store's column defaults in the database
+	seq   state      // currval and lastval
+	tx    *held      // sequence DDL held for the open transaction; nil: none
+	path  searchPath // the search_path, learned through db
+	temps temps      // the session's temporary relations: see temp.go
 	// began: the front end began a transaction (Begin), for a session
 	// without db; cleared by Commit and Rollback.
 	began bool
@@ -57,9 +58,13 @@ type Session[A Args] struct {
 	lastHandle *seqcache.Handle      // cache handle of the last nextval
 	hereHandle *seqcache.Handle      // the last handle found to be the database's (Session.here), at ddlGen hereGen
 	hereGen    uint64
-	scratch    [4]int64     // call values of one statement
-	sqlBuf     []byte       // rendering buffer, reused
-	shadow     []shadowDraw // shadow mode: the draws of the statement running
+	scratch    [4]int64                 // call values of one statement
+	native     rewrite.Natives          // while evaluating: what is left to the database (temporary sequences)
+	nativeAny  bool                     // native has anything
+	injected   []*rewrite.TableDefaults // while injecting: the temporary tables' defaults handed out
+	tempTarget bool                     // while injecting: an INSERT, UPDATE or COPY target is a temporary table
+	sqlBuf     []byte                   // rendering buffer, reused
+	shadow     []shadowDraw             // shadow mode: the draws of the statement running
 
 	// Read-only transactions: see readonly.go.
 	txMode     txMode // mode of the transaction block, if known
@@ -118,12 +123,21 @@ type Statement struct {
 	injects bool               // the plan may insert: its text is made again when column defaults change
 
 	// For an injecting text: text was made with version of the store's
-	// column defaults and the session's path generation pathGen; memo is
-	// false when it was made inside a transaction with column DDL of its
-	// own, and then made again at every use.
+	// column defaults, the session's path generation pathGen and its
+	// temporary relations' generation tempGen; memo is false when it was
+	// made inside a transaction with column DDL of its own, and then made
+	// again at every use.
 	memo    bool
 	version uint64
 	pathGen uint64
+	tempGen uint64
+	// drawsTemp: it leaves a default of a temporary table to the database
+	// (lastval may be the database's after it); mayDraw: it may, or not
+	// (INSERT … SELECT without a column list); tempTarget: an INSERT,
+	// UPDATE or COPY of it is into a temporary table (which a read-only
+	// transaction allows).
+	drawsTemp, mayDraw, tempTarget bool
+	temp                           tempOrder // how its statements depend on temporary relations the string changes
 }
 
 // NumParams is the number of parameters of the SQL as written, -1 when the
@@ -172,6 +186,7 @@ func (s *Session[A]) prepare(ctx context.Context, query string, old *Statement) 
 	injects := s.eng.shadow == nil && pl.Inserts
 	var version uint64
 	memo := true
+	s.injected, s.tempTarget = s.injected[:0], false
 	if injects {
 		var err error
 		if text, version, memo, err = s.inject(ctx, query); err != nil {
@@ -181,9 +196,16 @@ func (s *Session[A]) prepare(ctx context.Context, query string, old *Statement) 
 			pl, _ = s.eng.planner.Plan(text)
 		}
 	}
-	if old != nil && old.text == text {
+	drawsTemp, mayDraw, tempTarget := false, false, false
+	if injects {
+		for _, t := range s.injected {
+			drawsTemp, mayDraw = drawsTemp || t.Drawn, mayDraw || t.MayDraw
+		}
+		tempTarget = s.tempTarget
+	}
+	if old != nil && old.text == text && old.drawsTemp == drawsTemp && old.mayDraw == mayDraw && old.tempTarget == tempTarget {
 		if memo {
-			old.memo, old.version, old.pathGen = true, version, s.path.changes
+			old.memo, old.version, old.pathGen, old.tempGen = true, version, s.path.changes, s.temps.gen
 		}
 		return old, nil
 	}
@@ -193,9 +215,14 @@ func (s *Session[A]) prepare(ctx context.Context, query string, old *Statement) 
 	} else {
 		p = &Statement{plan: pl, local: allLocal(pl), query: query, text: text, injects: injects,
 			session: s.db != nil && s.eng.shadow == nil && pl.Effects(),
-			memo:    memo, version: version, pathGen: s.path.changes}
+			memo:    memo, version: version, pathGen: s.path.changes, tempGen: s.temps.gen,
+			drawsTemp: drawsTemp, mayDraw: mayDraw, tempTarget: tempTarget}
 		if s.db != nil {
 			p.path, p.pathErr = pathBefore(pl)
+			if pl.Temps != 0 || pl.Path&(rewrite.EndsTransaction|rewrite.RollsBackToSavepoint) != 0 {
+				p.temp = tempOrderOf(pl, text != query || tempTarget)
+			}
+			p.temp.draws = p.temp.draws || mayDraw
 		}
 	}
 	if len(query) > maxPlanText {
@@ -234,18 +261,28 @@ const maxSQLBuf = 4 << 10
 // caller's arguments, and the text is kept with p, as it depends on the
 // plan only. Otherwise they are inlined.
 func (s *Session[A]) render(p *Statement, values []int64) (sql string, bound bool) {
-	if p.bound != "" && s.served == 0 {
+	if p.bound != "" && s.served == 0 && !s.nativeAny {
 		return p.bound, true
 	}
-	buf, bound := p.plan.AppendSQLServed(s.sqlBuf[:0], values, s.eng.ddlToDB, s.served)
+	buf, bound := s.appendPlan(s.sqlBuf[:0], p.plan, values)
 	sql = string(buf)
 	if cap(buf) <= maxSQLBuf {
 		s.sqlBuf = buf[:0]
 	}
-	if bound && s.served == 0 {
+	if bound && s.served == 0 && !s.nativeAny {
 		p.bound = sql
 	}
 	return sql, bound
+}
+
+// appendPlan renders pl after its evaluation returned values, with what the
+// evaluation served itself left out and what it left to the database
+// (temporary sequences) as written.
+func (s *Session[A]) appendPlan(dst []byte, pl *rewrite.Plan, values []int64) ([]byte, bool) {
+	if s.nativeAny {
+		return pl.AppendSQLNative(dst, values, s.eng.ddlToDB, s.served, &s.native)
+	}
+	return pl.AppendSQLServed(dst, values, s.eng.ddlToDB, s.served)
 }
 
 // afterSent updates the session after the database ran p as it is (nil: a
@@ -259,11 +296,16 @@ func (s *Session[A]) afterSent(p *rewrite.Plan) {
 		// procedure's own COMMIT, …): what it held did not commit.
 		s.revert(nil)
 	}
+	if s.temps.txChanged && s.db.TxStatus() == 'I' {
+		s.tempsTxEnd(true) // likewise: its temporary relations may have changed
+	}
 	if p == nil || !p.Effects() {
 		return
 	}
 	for i := range p.Statements {
-		if st := &p.Statements[i]; st.Kind == rewrite.PassThrough {
+		st := &p.Statements[i]
+		s.noteTemps(st.Temps) // the temporary relations of this session (temp.go)
+		if st.Kind == rewrite.PassThrough {
 			s.afterStatement(st)
 		}
 	}
@@ -272,7 +314,7 @@ func (s *Session[A]) afterSent(p *rewrite.Plan) {
 // afterStatement is afterSent for one statement.
 func (s *Session[A]) afterStatement(st *rewrite.Statement) {
 	if st.Discards {
-		s.seq.reset()
+		s.seq.reset() // the database's lastval goes too
 	}
 	if st.Mode != rewrite.ModeNone {
 		s.txMode = modeUnknown

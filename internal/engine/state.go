@@ -17,7 +17,19 @@ type state struct {
 	last     map[string]entry // canonical name → currval, but for lastUsed
 	lastUsed string           // sequence of lastval; "" before any nextval
 	lastVal  entry            // currval of lastUsed
+	from     lastFrom         // whose nextval was the session's last
 }
+
+// lastFrom says whose nextval was a session's last: PostgreSQL's lastval
+// is that of the session's last nextval, of any sequence, and the
+// database draws those of temporary sequences (temp.go).
+type lastFrom uint8
+
+const (
+	lastStore    lastFrom = iota // seqshim's: lastUsed's value, or none
+	lastDatabase                 // the database's: it answers lastval
+	lastUnclear                  // a statement drew from both, in an order seqshim does not know (a temporary table's default)
+)
 
 // entry is a currval and the incarnation of its sequence's name.
 type entry struct {
@@ -32,6 +44,7 @@ func (s *state) nextval(name string, v int64, inc uint64) {
 		s.lastUsed = name
 	}
 	s.lastVal = entry{v, inc}
+	s.from = lastStore
 }
 
 // set records currval without making name the last-used sequence: setval
@@ -109,4 +122,5 @@ func (s *state) drop(name string) {
 func (s *state) reset() {
 	clear(s.last)
 	s.lastUsed = ""
+	s.from = lastStore
 }

@@ -61,7 +61,7 @@ func (s *Session[A]) servesTables(ctx context.Context, pl *rewrite.Plan) (bool, 
 		if t.Op == rewrite.TableAlter && slices.ContainsFunc(t.Cmds, func(c rewrite.TableCmd) bool { return c.Action == rewrite.SetSchema }) {
 			// Without column defaults, it may still own sequences, which
 			// move with it.
-			if owns, err := s.ownsSequences(ctx, tableArg(t.Names[0], t.IsUnqualified(0))); err != nil || owns {
+			if owns, err := s.ownsSequences(ctx, ddlTableArg(t, 0)); err != nil || owns {
 				return owns, err
 			}
 		}
@@ -136,6 +136,11 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 				return fail(err)
 			}
 		case rewrite.SequenceDDL:
+			if native, err := s.nativeDDL(ctx, st.DDL); err != nil {
+				return fail(err)
+			} else if native {
+				break // a temporary sequence's: the database's, as written
+			}
 			if err := s.ddl(ctx, st.DDL); err != nil {
 				return fail(err)
 			}
@@ -169,6 +174,7 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 				return fail(err)
 			}
 			ev.RowsAffected = n
+			s.noteTemps(st.Temps) // for the statements after it
 		}
 		for _, op := range ops {
 			if err := op(ctx); err != nil {
@@ -219,11 +225,11 @@ func (s *Session[A]) statementText(ctx context.Context, st *rewrite.Statement) (
 		return "", pl.Err
 	}
 	var none A
-	ev, err := s.evaluate(ctx, pl, none)
+	ev, err := s.evaluate(ctx, pl, none, nil)
 	if err != nil {
 		return "", err
 	}
-	out, _ := pl.AppendSQL(nil, ev.Values, s.eng.ddlToDB)
+	out, _ := s.appendPlan(nil, pl, ev.Values)
 	return string(out), nil
 }
 
@@ -347,9 +353,10 @@ func (t tableRef) quoted() string {
 	return `"` + strings.ReplaceAll(t.schema, `"`, `""`) + `"."` + strings.ReplaceAll(t.rel, `"`, `""`) + `"`
 }
 
-// findTable returns the relation arg names in the database (a regclass
-// input, such as tableArg's: resolved through the search_path when it has
-// no schema), ok false when it has none.
+// findTable returns the table that arg, a name as written for to_regclass
+// (ddlTableArg, tableArg, tableRef.quoted), names in the database, as
+// PostgreSQL resolves it (an unqualified one through the search_path, the
+// session's temporary tables first); ok false when it has none.
 func (s *Session[A]) findTable(ctx context.Context, arg string) (tableRef, bool, error) {
 	rows, ok, err := s.query(ctx, "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = pg_catalog.to_regclass("+literal(arg)+")")
 	if err != nil || !ok || len(rows) == 0 || len(rows[0]) != 2 {
@@ -404,7 +411,7 @@ func (s *Session[A]) newColumnSequence(ctx context.Context, table tableRef, colu
 			if qerr != nil {
 				return true
 			}
-			if kind, err := s.relkind(ctx, name); err != nil || kind != 0 {
+			if kind, err := s.relkind(ctx, name, false); err != nil || kind != 0 {
 				qerr = err
 				return true
 			}
@@ -468,6 +475,11 @@ func (s *Session[A]) createTable(ctx context.Context, t *rewrite.TableDDL) (*tab
 	if !slices.ContainsFunc(t.Columns, func(c rewrite.ColumnDef) bool { return c.Default != nil }) {
 		return nil, nil
 	}
+	if t.IsUnqualified(0) {
+		if temp, err := s.createsTemp(ctx); err != nil || temp {
+			return nil, err // a temporary table (pg_temp first in the search_path): the database's
+		}
+	}
 	name, err := s.creationName(ctx, t.Names[0], t.IsUnqualified(0))
 	if err != nil {
 		return nil, err
@@ -517,14 +529,20 @@ func (s *Session[A]) createTable(ctx context.Context, t *rewrite.TableDDL) (*tab
 	return &tablePlan{text: string(text), ops: ops}, nil
 }
 
-// tableArg is a table name as written for to_regclass: the canonical name
-// with its schema, or, when it was written without one, its bare name, to
-// resolve through the search_path.
-func tableArg(canonical string, unqualified bool) string {
-	schema, rel := sequence.SplitName(canonical)
-	if unqualified {
-		return sequence.QuoteIdent(rel)
+// ddlTableArg is name i of table DDL t as written for to_regclass: one
+// written without a schema resolves through the search_path, as
+// PostgreSQL resolves it (a temporary table first).
+func ddlTableArg(t *rewrite.TableDDL, i int) string {
+	if t.IsUnqualified(i) {
+		return sequence.QuoteIdent(sequence.RelName(t.Names[i]))
 	}
+	return tableArg(t.Names[i])
+}
+
+// tableArg is a canonical table name as written for to_regclass, with its
+// schema (public when the canonical name has none).
+func tableArg(canonical string) string {
+	schema, rel := sequence.SplitName(canonical)
 	return sequence.QuoteIdent(schema) + "." + sequence.QuoteIdent(rel)
 }
 
@@ -577,9 +595,9 @@ func (s *Session[A]) hasChildren(ctx context.Context, table tableRef) (bool, err
 // alterTable serves the subcommands of ALTER TABLE that concern store-backed
 // column defaults.
 func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tablePlan, error) {
-	table, exists, err := s.findTable(ctx, tableArg(t.Names[0], t.IsUnqualified(0)))
-	if err != nil || !exists {
-		return nil, err // the database reports a missing table (or IF EXISTS)
+	table, exists, err := s.findTable(ctx, ddlTableArg(t, 0))
+	if err != nil || !exists || rewrite.IsTempSchema(table.schema) {
+		return nil, err // the database reports a missing table (or IF EXISTS); a temporary table is the database's
 	}
 	binds, err := s.tableBindings(ctx, table.canonical())
 	if err != nil {
@@ -830,7 +848,7 @@ const codeObjectState = "55000"
 func (s *Session[A]) dropTable(ctx context.Context, t *rewrite.TableDDL) ([]func(context.Context) error, error) {
 	var ops []func(context.Context) error
 	for i := range t.Names {
-		table, exists, err := s.findTable(ctx, tableArg(t.Names[i], t.IsUnqualified(i)))
+		table, exists, err := s.findTable(ctx, ddlTableArg(t, i))
 		if err != nil {
 			return nil, err
 		}

@@ -208,7 +208,7 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 		for i, name := range d.Names {
 			hs, err := s.hold(ctx, name, false)
 			if errors.Is(err, sequence.ErrNotFound) {
-				err = s.notSequence(ctx, name, err) // IF EXISTS does not cover a table
+				err = s.notSequence(ctx, name, d.IsUnqualified(i), err) // IF EXISTS does not cover a table
 				if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
 					continue
 				}
@@ -494,7 +494,9 @@ func (s *Session[A]) revert(to *held) {
 		}
 		s.seq.put(name, sh.val)
 		if sh.last && s.seq.lastUsed == "" {
+			from := s.seq.from // a temporary sequence's nextval since stays the last
 			s.seq.nextval(name, sh.val.v, sh.val.inc)
+			s.seq.from = from
 		}
 	}
 	if to == nil || to.empty() && len(to.marks) == 0 {
