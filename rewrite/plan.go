@@ -278,6 +278,9 @@ type Statement struct {
 	// after WITH), which PostgreSQL refuses in a read-only transaction
 	// before it evaluates anything; "" for other statements.
 	Verb string
+	// Rows: the statement may return rows, a result with columns (a
+	// query, SHOW, EXPLAIN, … RETURNING); false for commands.
+	Rows bool
 
 	dialect    Dialect
 	params     int // the plan's NumParams: new parameters are numbered after it
