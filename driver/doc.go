@@ -176,6 +176,16 @@
 //     its NumInput does not count the added parameters.
 //   - CREATE, ALTER, DROP SEQUENCE: applied to the store; with
 //     seqshim.ddl=both, then sent to the database too.
+//   - What seqshim answers itself returns what PostgreSQL's answer would
+//     through pgx: QueryContext of a command (sequence DDL, table DDL with
+//     store-backed defaults, a COMMIT the connection ran for held DDL) has
+//     no columns and no rows, ExecContext PostgreSQL's rows affected. Of a
+//     string of several statements, QueryContext returns the first
+//     statement's result and ExecContext the last statement's rows
+//     affected, whichever of them seqshim answered; a string of several
+//     statements sent by the extended protocol (QueryContext but in pgx's
+//     simple protocol mode, ExecContext with arguments, a prepared
+//     statement) fails with PostgreSQL's 42601 before any of it runs.
 //   - A call PostgreSQL evaluates once per row (INSERT … SELECT nextval(…)
 //     FROM t, UPDATE … SET x = nextval(…)) is rejected with SQLSTATE 0A000,
 //     except SELECT nextval('s') FROM generate_series(1, n), served locally.

@@ -20,16 +20,48 @@ type Evaluation struct {
 	// [Session.render]. They are the session's scratch space: valid until its
 	// next Evaluate.
 	Values []int64
-	// First is the first statement's rows when it is Local (then the
-	// statement's result is those rows, as pgx returns the first result of
-	// a multi-statement string), nil otherwise.
+	// First is a Query's result (Request.Rows) when the first statement
+	// was answered here: a Local statement's rows, or Rows without columns
+	// for sequence DDL and served catalog DDL; nil otherwise.
 	First *Rows
 	// Send is true when some statement goes to the database: render them
 	// with [Session.render].
 	Send bool
-	// RowsAffected counts the rows of the Local statements: an Exec's
-	// result when nothing is sent.
+	// RowsAffected is the last statement's rows affected when it was
+	// answered here (Last): an Exec's result, as pgx's Exec returns the
+	// last command tag of a string.
 	RowsAffected int64
+	// Last: the last statement was answered here, and RowsAffected is an
+	// Exec's result even when statements are sent.
+	Last bool
+	// Drops: a statement sent may drop columns that own store sequences,
+	// which Finish then drops from the store, after a catalog query on
+	// the session.
+	Drops bool
+}
+
+// answered records statement i of pl, answered here with rows (nil for a
+// command without rows): the first statement's result is a Query's, the
+// last one's rows affected an Exec's, as pgx returns a string's first
+// result and its last command tag. Rows that are neither are closed, for
+// reuse.
+func (s *Session[A]) answered(ev *Evaluation, pl *rewrite.Plan, i int, rows *Rows) {
+	if i == len(pl.Statements)-1 {
+		ev.Last, ev.RowsAffected = true, 0
+		if rows != nil {
+			ev.RowsAffected = int64(rows.NumRows())
+		}
+	}
+	switch {
+	case i != 0 || !s.req.Rows:
+		if rows != nil {
+			rows.Close()
+		}
+	case rows != nil:
+		ev.First = rows
+	default:
+		ev.First = s.newRows(nil)
+	}
 }
 
 // evaluatePlan does the sequence work of p with the caller's arguments:
@@ -110,10 +142,7 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 			if err != nil {
 				return ev, err
 			}
-			ev.RowsAffected += int64(rows.NumRows())
-			if i == 0 {
-				ev.First = rows
-			}
+			s.answered(&ev, pl, i, rows)
 		case rewrite.SequenceDDL:
 			if i == 0 && s.tx == nil && s.inTx() {
 				if err := s.checkControl(pl); err != nil {
@@ -123,7 +152,11 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 			if err := s.ddl(ctx, st.DDL); err != nil {
 				return ev, err
 			}
-			ev.Send = ev.Send || s.eng.ddlToDB
+			if s.eng.ddlToDB {
+				ev.Send = true // the database answers it too
+			} else {
+				s.answered(&ev, pl, i, nil)
+			}
 		case rewrite.CatalogDDL:
 			served, err := s.catalogDDL(ctx, st.Catalog)
 			if err != nil {
@@ -131,8 +164,10 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 			}
 			if served && i < 64 {
 				s.served |= 1 << i
+				s.answered(&ev, pl, i, nil)
 			} else {
 				ev.Send = true
+				ev.Drops = ev.Drops || st.Catalog.Op == rewrite.DropsOwners
 			}
 		default: // Reject is the plan's Err, handled above
 			return ev, fmt.Errorf("seqshim: unknown statement kind %v", st.Kind)

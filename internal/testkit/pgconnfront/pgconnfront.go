@@ -51,9 +51,10 @@ func Connect(ctx context.Context, connString string, cfg engine.Config) (*Conn, 
 	return &Conn{pc: pc, eng: eng, sess: sess, m: pgtype.NewMap()}, nil
 }
 
-// Exec runs sql with args and returns the rows it affected.
+// Exec runs sql with args and returns the rows it affected: by the simple
+// protocol without arguments, as pgx does.
 func (c *Conn) Exec(ctx context.Context, sql string, args []any) (int64, error) {
-	step, err := c.sess.Run(ctx, sql, args)
+	step, err := c.sess.Run(ctx, sql, args, engine.Request{Extended: len(args) > 0})
 	if err != nil {
 		return 0, err
 	}
@@ -64,12 +65,16 @@ func (c *Conn) Exec(ctx context.Context, sql string, args []any) (int64, error) 
 	if err = c.sess.Finish(ctx, &step, err); err != nil {
 		return 0, err
 	}
+	if step.Affected {
+		return step.RowsAffected, nil
+	}
 	return res.CommandTag.RowsAffected(), nil
 }
 
-// Query runs sql with args and returns its first result's rows.
+// Query runs sql with args and returns its rows, by the extended protocol
+// as pgx's default mode does.
 func (c *Conn) Query(ctx context.Context, sql string, args []any) (*conformance.Result, error) {
-	step, err := c.sess.Run(ctx, sql, args)
+	step, err := c.sess.Run(ctx, sql, args, engine.Request{Rows: true, Extended: true})
 	if err != nil {
 		return nil, err
 	}
