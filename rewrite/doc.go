@@ -49,7 +49,11 @@
 //     check errs on the side of rejecting. A call that is the only item of
 //     a parenthesised SELECT without FROM, (SELECT nextval('s')), is an
 //     uncorrelated scalar subquery, evaluated once per statement (an
-//     InitPlan), and is served wherever it is.
+//     InitPlan), and is served wherever it is used as a value. A subquery
+//     without a FROM of its own that is the only item of a FROM,
+//     SELECT q.x FROM (SELECT nextval('s') AS x) q, is scanned once; next
+//     to another FROM item or in a join it may be scanned again for every
+//     row of the other, and is rejected.
 //   - A call that is a select item, alone or inside parentheses and casts,
 //     keeps the column name PostgreSQL gives it (nextval('s')::int is
 //     nextval).
