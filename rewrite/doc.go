@@ -16,6 +16,10 @@
 //   - [PassThrough]: send as it is.
 //   - [Local]: only sequence calls (SELECT nextval('s'), setval('s', 5) AS v,
 //     SELECT nextval('s') FROM generate_series(1, $1)): answer in process.
+//     Or only regclass values of names (SELECT 's'::regclass,
+//     $1::regclass::text AS r; [Regclass] calls): answer in process when
+//     every name is a store sequence, else send as it is
+//     ([Statement.Fallback]).
 //   - [Rewrite]: draw a value for each [Call] in order and send
 //     [Statement.AppendSQL]'s text, where each call site is replaced by its
 //     value: a new parameter ($3::int8) when the SQL has bind parameters, an

@@ -94,8 +94,8 @@ func TestLocal(t *testing.T) {
 	if got := strings.Join(ev.First.Columns(), ","); got != "a,b,currval" {
 		t.Errorf("columns %s", got)
 	}
-	if got := rowsOf(ev.First); got != "[1,<nil>,1]" || ev.RowsAffected != 1 || ev.First.TypeName() != "INT8" {
-		t.Errorf("rows %s, RowsAffected %d, type %s", got, ev.RowsAffected, ev.First.TypeName())
+	if got := rowsOf(ev.First); got != "[1,<nil>,1]" || ev.RowsAffected != 1 || ev.First.TypeName(0) != "INT8" {
+		t.Errorf("rows %s, RowsAffected %d, type %s", got, ev.RowsAffected, ev.First.TypeName(0))
 	}
 	ev, _, _ = run(t, s, "SELECT nextval('s') FROM generate_series(1, $1)", int64(3))
 	if got := rowsOf(ev.First); got != "[2] [3] [4]" {

@@ -138,9 +138,23 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 			}
 			s.dmlVerb = ""
 		case rewrite.Local:
-			rows, err := s.local(ctx, st, args)
+			var rows *Rows
+			var err error
+			switch {
+			case !st.Fallback():
+				rows, err = s.local(ctx, st, args)
+			case i < 64:
+				rows, err = s.regclassRows(ctx, st, args)
+			}
 			if err != nil {
 				return ev, err
+			}
+			if rows == nil { // not a store sequence's: the database answers
+				ev.Send = true
+				continue
+			}
+			if st.Fallback() {
+				s.served |= 1 << i
 			}
 			s.answered(&ev, pl, i, rows)
 		case rewrite.SequenceDDL:

@@ -219,20 +219,35 @@ func (c *Conn) local(r *engine.Rows) *conformance.Result {
 		return res
 	}
 	defer r.Close()
-	for _, name := range r.Columns() {
+	for j, name := range r.Columns() {
 		res.Columns = append(res.Columns, name)
-		res.Types = append(res.Types, r.TypeName())
+		res.Types = append(res.Types, r.TypeName(j))
 	}
 	for {
-		values, nulls, ok := r.Next()
-		if !ok {
-			return res
-		}
-		row := make([]any, len(values))
-		for i, v := range values {
-			row[i] = v
-			if nulls != nil && nulls[i] {
-				row[i] = nil
+		var row []any
+		if r.Text() {
+			texts, nulls, ok := r.NextText()
+			if !ok {
+				return res
+			}
+			row = make([]any, len(texts))
+			for i, v := range texts {
+				row[i] = v
+				if nulls != nil && nulls[i] {
+					row[i] = nil
+				}
+			}
+		} else {
+			values, nulls, ok := r.Next()
+			if !ok {
+				return res
+			}
+			row = make([]any, len(values))
+			for i, v := range values {
+				row[i] = v
+				if nulls != nil && nulls[i] {
+					row[i] = nil
+				}
 			}
 		}
 		res.Rows = append(res.Rows, row)
@@ -246,7 +261,7 @@ func (c *Conn) result(res *pgconn.Result) (*conformance.Result, error) {
 	out := &conformance.Result{}
 	for _, fd := range res.FieldDescriptions {
 		out.Columns = append(out.Columns, fd.Name)
-		name := ""
+		name := strconv.FormatUint(uint64(fd.DataTypeOID), 10) // as pgx's database/sql driver names a type it has no name for
 		if t, ok := c.m.TypeForOID(fd.DataTypeOID); ok {
 			name = strings.ToUpper(t.Name)
 		}
