@@ -113,8 +113,12 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 		ev.Values = s.scratch[:0]
 	}
 	s.planMode, s.dmlVerb = modeUnknown, ""
+	pathChanged := false // a statement before may have changed the search_path
 	for i := range pl.Statements {
 		st := &pl.Statements[i]
+		if i > 0 && pl.Statements[i-1].Path&rewrite.ChangesPath != 0 {
+			pathChanged = true
+		}
 		switch st.Kind {
 		case rewrite.PassThrough:
 			ev.Send = true
@@ -143,7 +147,9 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A) (Ev
 			switch {
 			case !st.Fallback():
 				rows, err = s.local(ctx, st, args)
-			case i < 64:
+			case i < 64 && !pathChanged:
+				// (After a change of the search_path, the names print
+				// as the database's new path says: it answers.)
 				rows, err = s.regclassRows(ctx, st, args)
 			}
 			if err != nil {

@@ -55,3 +55,16 @@ func TestRegclassRows(t *testing.T) {
 		t.Errorf("an OID: sent %q, err %v; want it sent", sql, err)
 	}
 }
+
+// TestRegclassAfterPathChange: after a statement that may change the
+// search_path in the same string, regclass values go to the database,
+// which prints them with its new path (and the string is not refused, as
+// one with an unqualified sequence call is).
+func TestRegclassAfterPathChange(t *testing.T) {
+	s := newSession(t, nil)
+	q := "SET search_path = app, public; SELECT 's'::regclass"
+	ev, sql, err := run(t, s, q)
+	if err != nil || ev.First != nil || sql != q {
+		t.Errorf("sent %q, rows %v, err %v; want it sent as it is", sql, ev.First, err)
+	}
+}
