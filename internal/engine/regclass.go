@@ -63,6 +63,14 @@ func (s *Session[A]) regclassText(ctx context.Context, c *rewrite.Call, args A) 
 		}
 		unqualified = !qualified
 	}
+	key, at := name, regclassMiss{gen: s.eng.ddlGen.Load()}
+	if unqualified {
+		key += "\x00" // through the path
+		at.changes = s.path.changes
+	}
+	if m, seen := s.regclassMisses[key]; seen && m == at && s.tx == nil && (!unqualified || s.path.known) {
+		return "", false, false, nil
+	}
 	if unqualified {
 		r, err := s.resolve(ctx, name)
 		switch {
@@ -71,12 +79,16 @@ func (s *Session[A]) regclassText(ctx context.Context, c *rewrite.Call, args A) 
 		case !errors.Is(err, sequence.ErrNotFound):
 			return "", false, false, err
 		case s.tx == nil:
+			s.missed(key, at)
 			return "", false, false, nil
 		}
 		// Not found in the store: perhaps one this transaction created,
 		// which call resolves in public too.
 	}
 	if found, err := s.sees(ctx, name); err != nil || !found {
+		if err == nil && s.tx == nil {
+			s.missed(key, at)
+		}
 		return "", false, false, err
 	}
 	if unqualified {
@@ -97,6 +109,30 @@ func (s *Session[A]) regclassText(ctx context.Context, c *rewrite.Call, args A) 
 		return quoteIdentifier(rel), false, true, nil
 	}
 	return quoteIdentifier(schema) + "." + quoteIdentifier(rel), false, true, nil
+}
+
+// regclassMiss is when a regclass value's name was found not to be a
+// store sequence: at the engine's DDL generation and, for a name resolved
+// through the search_path, the session's count of path changes. Until
+// either moves, the name goes to the database without a store read, as
+// the session keeps its resolutions of sequence names (see searchpath.go).
+type regclassMiss struct{ gen, changes uint64 }
+
+// maxRegclassMisses bounds a session's memo of names that are not store
+// sequences' (bind arguments may bring any number).
+const maxRegclassMisses = 256
+
+// missed notes that key, a regclass name, was not a store sequence's at.
+// The path may have been learned meanwhile: the miss counts for the path
+// as it is now.
+func (s *Session[A]) missed(key string, at regclassMiss) {
+	if strings.HasSuffix(key, "\x00") {
+		at.changes = s.path.changes
+	}
+	if s.regclassMisses == nil || len(s.regclassMisses) >= maxRegclassMisses {
+		s.regclassMisses = make(map[string]regclassMiss)
+	}
+	s.regclassMisses[key] = at
 }
 
 // quoteIdentifier quotes an identifier as PostgreSQL 15's quote_ident

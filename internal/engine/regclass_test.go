@@ -1,6 +1,13 @@
 package engine
 
-import "testing"
+import (
+	"context"
+	"testing"
+
+	"github.com/seqshim/seqshim/memstore"
+	"github.com/seqshim/seqshim/rewrite"
+	"github.com/seqshim/seqshim/sequence"
+)
 
 // TestQuoteIdentifier: PostgreSQL 15's quote_ident, as recorded on it
 // (SELECT quote_ident(…)).
@@ -66,5 +73,54 @@ func TestRegclassAfterPathChange(t *testing.T) {
 	ev, sql, err := run(t, s, q)
 	if err != nil || ev.First != nil || sql != q {
 		t.Errorf("sent %q, rows %v, err %v; want it sent as it is", sql, ev.First, err)
+	}
+}
+
+// describeCounter is a memory store counting Describe calls.
+type describeCounter struct {
+	*memstore.Store
+	n int
+}
+
+func (c *describeCounter) Describe(ctx context.Context, name string) (sequence.Info, error) {
+	c.n++
+	return c.Store.Describe(ctx, name)
+}
+
+// TestRegclassMisses: a name found not to be a store sequence goes to the
+// database again without a store read, until the engine applies sequence
+// DDL or the search_path changes.
+func TestRegclassMisses(t *testing.T) {
+	ctx := context.Background()
+	st := &describeCounter{Store: memstore.New()}
+	e, err := Open(ctx, Config{Store: st, Dialect: rewrite.Postgres})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s, err := NewSession[AnyArgs](ctx, e, &fakeDB{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"SELECT 'tab'::regclass", "SELECT 'app.tab'::regclass", "SELECT $1::regclass"} {
+		st.n = 0
+		for range 3 {
+			if _, sql, err := run(t, s, q, "x"); err != nil || sql != q {
+				t.Fatalf("%s: sent %q, %v", q, sql, err)
+			}
+		}
+		if st.n != 1 {
+			t.Errorf("%s three times: %d store reads, want 1", q, st.n)
+		}
+	}
+	if _, _, err := run(t, s, "CREATE SEQUENCE tab"); err != nil {
+		t.Fatal(err)
+	}
+	ev, _, err := run(t, s, "SELECT 'tab'::regclass")
+	if err != nil || ev.First == nil {
+		t.Fatalf("after CREATE SEQUENCE tab: rows %v, %v; want it answered here", ev.First, err)
+	}
+	if texts, _, _ := ev.First.NextText(); len(texts) != 1 || texts[0] != "tab" {
+		t.Errorf("row %q, want tab", texts)
 	}
 }

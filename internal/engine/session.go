@@ -69,8 +69,9 @@ type Session[A Args] struct {
 	planChange string // that statement
 	dmlVerb    string // while evaluating a Rewrite statement: its rewrite.Statement.Verb
 
-	spareRows *Rows   // local rows closed and ready for reuse; see [Rows.Close]
-	req       Request // how the front end sends the statement running ([Session.Run])
+	spareRows      *Rows                   // local rows closed and ready for reuse; see [Rows.Close]
+	regclassMisses map[string]regclassMiss // regclass names that are not store sequences': see regclassText
+	req            Request                 // how the front end sends the statement running ([Session.Run])
 
 	// The database's catalog: see catalog.go.
 	orphansPending bool   // an owner may have been dropped in a transaction block: see dropOrphans
