@@ -66,8 +66,9 @@
 //
 //   - exec: ExecContext; transcript "ok N", N being the rows affected.
 //   - query: QueryContext; transcript a header "name TYPE | …" (the type is
-//     the driver's DatabaseTypeName), one line per row "v | v", and the row
-//     count "(N rows)". Several result sets follow one another.
+//     the driver's DatabaseTypeName), or "(no columns)" for the result of a
+//     command, one line per row "v | v", and the row count "(N rows)".
+//     Several result sets follow one another.
 //   - prepare stmt=NAME: PrepareContext on the session; transcript "ok".
 //     "exec stmt=NAME" and "query stmt=NAME" then execute it, with no
 //     statement text; inside a transaction they run through Tx.StmtContext.

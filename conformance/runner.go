@@ -396,14 +396,11 @@ func renderRows(rows *sql.Rows) string {
 		if set > 0 {
 			b.WriteByte('\n')
 		}
-		hdr := make([]string, len(cols))
+		names, types := make([]string, len(cols)), make([]string, len(cols))
 		for i, c := range cols {
-			hdr[i] = c.Name()
-			if tn := c.DatabaseTypeName(); tn != "" {
-				hdr[i] += " " + tn
-			}
+			names[i], types[i] = c.Name(), c.DatabaseTypeName()
 		}
-		b.WriteString(strings.Join(hdr, " | "))
+		writeHeader(&b, names, types)
 		vals := make([]any, len(cols))
 		ptrs := make([]any, len(cols))
 		for i := range vals {
@@ -602,14 +599,7 @@ func doConn(ctx context.Context, c Conn, st *Step, inTx map[string]bool) string 
 // renderResult renders a Result as renderRows renders database/sql's rows.
 func renderResult(res *Result) string {
 	var b strings.Builder
-	hdr := make([]string, len(res.Columns))
-	for i, name := range res.Columns {
-		hdr[i] = name
-		if i < len(res.Types) && res.Types[i] != "" {
-			hdr[i] += " " + res.Types[i]
-		}
-	}
-	b.WriteString(strings.Join(hdr, " | "))
+	writeHeader(&b, res.Columns, res.Types)
 	for _, row := range res.Rows {
 		cells := make([]string, len(row))
 		for i, v := range row {
@@ -624,4 +614,25 @@ func renderResult(res *Result) string {
 		fmt.Fprintf(&b, "\n(%d rows)", len(res.Rows))
 	}
 	return b.String()
+}
+
+// noColumns is the header of a result without columns (the result of a
+// command through Query): an empty line would end the transcript.
+const noColumns = "(no columns)"
+
+// writeHeader writes a result's header: "name TYPE | …", or noColumns.
+func writeHeader(b *strings.Builder, names, types []string) {
+	if len(names) == 0 {
+		b.WriteString(noColumns)
+		return
+	}
+	for i, name := range names {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(name)
+		if i < len(types) && types[i] != "" {
+			b.WriteString(" " + types[i])
+		}
+	}
 }

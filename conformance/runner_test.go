@@ -42,6 +42,12 @@ id INTEGER | name TEXT | r REAL | b BLOB
 (2 rows)
 
 query
+CREATE TABLE c (x INTEGER)
+----
+(no columns)
+(0 rows)
+
+query
 SELECT '' AS empty, 'x | y' AS pipe, ' pad' AS pad, 'NULL' AS null_text
 ----
 empty | pipe | pad | null_text

@@ -23,6 +23,8 @@ type conn struct {
 	inner  driver.Conn
 	sess   *engine.Session[namedArgs]
 	argBuf []driver.NamedValue // arguments of a rewritten Exec, reused
+	pgx    bool                // the inner connection is pgx's: see request
+	simple bool                // its default QueryExecMode is the simple protocol
 
 	innerIfaces // the inner connection's optional interfaces
 
@@ -46,6 +48,10 @@ var (
 
 func newConn(ctx context.Context, c *Connector, eng *engine.Engine, inner driver.Conn) (*conn, error) {
 	cn := &conn{c: c, inner: inner, innerIfaces: lookupIfaces(inner)}
+	if pc, ok := inner.(interface{ Conn() *pgx.Conn }); ok {
+		cn.pgx = true
+		cn.simple = pc.Conn().Config().DefaultQueryExecMode == pgx.QueryExecModeSimpleProtocol
+	}
 	sess, err := engine.NewSession[namedArgs](ctx, eng, innerDB(inner))
 	if err != nil {
 		return nil, fmt.Errorf("%w (inner connection %T)", err, inner)

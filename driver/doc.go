@@ -157,7 +157,7 @@
 // outcome.
 //
 // Each SQL text is planned once per connection; a text without any trigger
-// word (next, currval, lastval, setval, sequence) nor a statement that may
+// word (next, currval, lastval, setval, sequence, regclass) nor a statement that may
 // change the session (BEGIN, COMMIT, SET, DISCARD, INSERT, …) costs one
 // scan and goes to the inner driver as it is, and its rows and result are
 // the inner driver's own objects. A prepared statement that goes as it is
@@ -166,6 +166,11 @@
 //   - Only sequence calls (SELECT nextval('s'), SELECT currval('s') AS id):
 //     answered in process, no round trip; the row has PostgreSQL's column
 //     names and int8 columns ("INT8", scanned as int64).
+//   - Only regclass values of store sequences (SELECT 's'::regclass,
+//     SELECT 'app.s'::regclass::text): answered in process with the name as
+//     PostgreSQL prints the relation, in text columns of pgx's type names
+//     (regclass is "2205", as pgx names a type it has no name for); a name
+//     that is not a store sequence's leaves the statement to the database.
 //   - Calls inside a statement (INSERT … VALUES (nextval('s'), $1)): the
 //     values are drawn and bound as extra parameters ($2::int8) when the
 //     statement has arguments, so the text stays stable for pgx's statement
@@ -176,6 +181,16 @@
 //     its NumInput does not count the added parameters.
 //   - CREATE, ALTER, DROP SEQUENCE: applied to the store; with
 //     seqshim.ddl=both, then sent to the database too.
+//   - What seqshim answers itself returns what PostgreSQL's answer would
+//     through pgx: QueryContext of a command (sequence DDL, table DDL with
+//     store-backed defaults, a COMMIT the connection ran for held DDL) has
+//     no columns and no rows, ExecContext PostgreSQL's rows affected. Of a
+//     string of several statements, QueryContext returns the first
+//     statement's result and ExecContext the last statement's rows
+//     affected, whichever of them seqshim answered; a string of several
+//     statements sent by the extended protocol (QueryContext but in pgx's
+//     simple protocol mode, ExecContext with arguments, a prepared
+//     statement) fails with PostgreSQL's 42601 before any of it runs.
 //   - A call PostgreSQL evaluates once per row (INSERT … SELECT nextval(…)
 //     FROM t, UPDATE … SET x = nextval(…)) is rejected with SQLSTATE 0A000,
 //     except SELECT nextval('s') FROM generate_series(1, n), served locally.

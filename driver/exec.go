@@ -42,11 +42,31 @@ func (a namedArgs) Arg(i int) (any, error) {
 	return v, nil
 }
 
+// request says how the inner driver sends query with args (options
+// first); rows is true for a Query. pgx uses the extended protocol, but
+// for a Query in the simple protocol mode (the connection's default or an
+// option) and an Exec without arguments, which it always sends by the
+// simple protocol. Another inner driver's protocol is not known: the
+// engine lets a string of several statements through.
+func (c *conn) request(args []driver.NamedValue, rows bool) engine.Request {
+	if !c.pgx {
+		return engine.Request{Rows: rows}
+	}
+	nopt := numOptions(args)
+	simple := c.simple
+	for _, a := range args[:nopt] {
+		if m, ok := a.Value.(pgx.QueryExecMode); ok {
+			simple = m == pgx.QueryExecModeSimpleProtocol
+		}
+	}
+	return engine.Request{Rows: rows, Extended: !simple && (rows || len(args) > nopt)}
+}
+
 // exec runs one execution of query with args: the engine's answer, or what
 // it says to send, on prepared (the inner driver's statement of query) when
 // the text goes as it is and there is one.
 func (c *conn) exec(ctx context.Context, query string, args []driver.NamedValue, prepared driver.Stmt) (driver.Result, error) {
-	step, err := c.sess.Run(ctx, query, namedArgs(args[numOptions(args):]))
+	step, err := c.sess.Run(ctx, query, namedArgs(args[numOptions(args):]), c.request(args, false))
 	if err != nil {
 		return nil, engineErr(err)
 	}
@@ -75,14 +95,21 @@ func (c *conn) exec(ctx context.Context, query string, args []driver.NamedValue,
 	if err := c.sess.Finish(ctx, &step, err); err != nil {
 		return nil, engineErr(err)
 	}
+	if step.Affected {
+		// The string's last statement was answered here: its rows
+		// affected are the result, as pgx's Exec returns the last
+		// command tag.
+		return driver.RowsAffected(step.RowsAffected), nil
+	}
 	return res, nil
 }
 
 // query is exec for QueryContext. When the engine answered the first
 // statement of a string, the rest still runs, and the rows are the
-// engine's, as pgx returns the first result of a string.
+// engine's, as pgx returns the first result of a string; rows without
+// columns for a command.
 func (c *conn) query(ctx context.Context, query string, args []driver.NamedValue, prepared driver.Stmt) (driver.Rows, error) {
-	step, err := c.sess.Run(ctx, query, namedArgs(args[numOptions(args):]))
+	step, err := c.sess.Run(ctx, query, namedArgs(args[numOptions(args):]), c.request(args, true))
 	if err != nil {
 		return nil, engineErr(err)
 	}

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/seqshim/seqshim/internal/engine"
 	"github.com/seqshim/seqshim/internal/testkit/fakedriver"
 	"github.com/seqshim/seqshim/memstore"
 	"github.com/seqshim/seqshim/sequence"
@@ -273,5 +275,35 @@ func TestDropErrors(t *testing.T) {
 	}
 	if _, err := c.ExecContext(ctx, "DROP SEQUENCE s, public.S", nil); err != nil {
 		t.Errorf("one sequence named twice: %v", err)
+	}
+}
+
+// TestRequest: the engine is told how pgx sends a text, so that a string
+// of several statements fails by the extended protocol as PostgreSQL
+// fails it.
+func TestRequest(t *testing.T) {
+	simple, exec := pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeExec
+	for _, tc := range []struct {
+		name string
+		c    conn
+		args []driver.NamedValue
+		rows bool
+		want engine.Request
+	}{
+		{"query", conn{pgx: true}, nil, true, engine.Request{Rows: true, Extended: true}},
+		{"query, simple mode", conn{pgx: true}, named(simple), true, engine.Request{Rows: true}},
+		{"query, simple by default", conn{pgx: true, simple: true}, named(int64(1)), true, engine.Request{Rows: true}},
+		{"query, exec mode over a simple default", conn{pgx: true, simple: true}, named(exec), true, engine.Request{Rows: true, Extended: true}},
+		{"exec", conn{pgx: true}, nil, false, engine.Request{}},
+		{"exec, a mode only", conn{pgx: true}, named(exec), false, engine.Request{}},
+		{"exec with arguments", conn{pgx: true}, named(int64(1)), false, engine.Request{Extended: true}},
+		{"exec with arguments, simple mode", conn{pgx: true}, named(simple, int64(1)), false, engine.Request{}},
+		{"another inner driver", conn{}, named(int64(1)), true, engine.Request{Rows: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.c.request(tc.args, tc.rows); got != tc.want {
+				t.Errorf("request %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }

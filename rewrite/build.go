@@ -350,6 +350,10 @@ func analyze(l *lexer, sp span) Statement {
 		return st // CREATE, ALTER or DROP TABLE: table.go
 	}
 	if len(s.found) == 0 {
+		if cols, calls, ok := s.regclassItems(); ok {
+			st.Kind, st.Columns, st.Calls = Local, cols, calls
+			return st
+		}
 		if l.d == Postgres {
 			if c := s.catalog(); c != nil {
 				st.Kind, st.Catalog = CatalogDDL, c

@@ -16,6 +16,10 @@
 //   - [PassThrough]: send as it is.
 //   - [Local]: only sequence calls (SELECT nextval('s'), setval('s', 5) AS v,
 //     SELECT nextval('s') FROM generate_series(1, $1)): answer in process.
+//     Or only regclass values of names (SELECT 's'::regclass,
+//     $1::regclass::text AS r; [Regclass] calls): answer in process when
+//     every name is a store sequence, else send as it is
+//     ([Statement.Fallback]).
 //   - [Rewrite]: draw a value for each [Call] in order and send
 //     [Statement.AppendSQL]'s text, where each call site is replaced by its
 //     value: a new parameter ($3::int8) when the SQL has bind parameters, an
@@ -49,7 +53,11 @@
 //     check errs on the side of rejecting. A call that is the only item of
 //     a parenthesised SELECT without FROM, (SELECT nextval('s')), is an
 //     uncorrelated scalar subquery, evaluated once per statement (an
-//     InitPlan), and is served wherever it is.
+//     InitPlan), and is served wherever it is used as a value. A subquery
+//     without a FROM of its own that is the only item of a FROM,
+//     SELECT q.x FROM (SELECT nextval('s') AS x) q, is scanned once; next
+//     to another FROM item or in a join it may be scanned again for every
+//     row of the other, and is rejected.
 //   - A call that is a select item, alone or inside parentheses and casts,
 //     keeps the column name PostgreSQL gives it (nextval('s')::int is
 //     nextval).

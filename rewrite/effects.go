@@ -34,6 +34,7 @@ func (p *Plan) effects(l *lexer, toks []token, st *Statement) {
 	st.Path = statementPathEffect(l, toks)
 	st.Mode = modeEffect(l, toks)
 	st.Verb = dmlVerb(l, toks)
+	st.Rows = mayReturnRows(l, toks, st.Verb)
 	st.SchemaDrop = schemaDrop(l, toks)
 	st.Discards = len(toks) >= 2 && l.is(toks[0], "discard") && (l.is(toks[1], "sequences") || l.is(toks[1], "all"))
 	st.Temps = tempEffect(l, toks)
@@ -140,6 +141,41 @@ func modeEffect(l *lexer, toks []token) ModeEffect {
 		}
 	}
 	return ModeNone
+}
+
+// rowsWords are the first words of statements that may return rows
+// besides queries (SELECT, VALUES, TABLE, WITH … SELECT): CALL of a
+// procedure with output parameters, EXECUTE of a prepared query, FETCH,
+// SHOW, EXPLAIN, COPY … TO STDOUT.
+var rowsWords = []string{"select", "values", "table", "show", "explain", "fetch", "execute", "call", "copy"}
+
+// mayReturnRows reports whether a statement may return rows (a result
+// with columns), from its first word and, for INSERT, UPDATE, DELETE and
+// MERGE (verb), a RETURNING clause: erring towards true.
+func mayReturnRows(l *lexer, toks []token, verb string) bool {
+	if len(toks) == 0 {
+		return false
+	}
+	if l.punct(toks[0], '(') {
+		return true // a parenthesised query
+	}
+	if verb != "" {
+		for _, t := range toks {
+			if l.is(t, "returning") {
+				return true
+			}
+		}
+		return false
+	}
+	if l.is(toks[0], "with") {
+		return true // WITH … SELECT (a DML verb is handled above)
+	}
+	for _, w := range rowsWords {
+		if l.is(toks[0], w) {
+			return true
+		}
+	}
+	return false
 }
 
 // dmlVerb is the command of an INSERT, UPDATE, DELETE or MERGE statement

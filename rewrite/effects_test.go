@@ -91,6 +91,47 @@ func TestVerb(t *testing.T) {
 	}
 }
 
+func TestMayReturnRows(t *testing.T) {
+	for sql, want := range map[string]bool{
+		"SELECT 1":                              true,
+		"(SELECT 1) UNION (SELECT 2)":           true,
+		"VALUES (1)":                            true,
+		"TABLE t":                               true,
+		"WITH x AS (SELECT 1) SELECT *":         true,
+		"SHOW search_path":                      true,
+		"EXPLAIN DROP TABLE t":                  true,
+		"FETCH ALL FROM c":                      true,
+		"EXECUTE q(1)":                          true,
+		"CALL p()":                              true,
+		"COPY t TO STDOUT":                      true,
+		"INSERT INTO t VALUES (1) RETURNING id": true,
+		"WITH x AS (SELECT 1) DELETE FROM t RETURNING *":     true,
+		"UPDATE t SET a = 1":                                 false,
+		"WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x": false,
+		"DELETE FROM t":                                      false,
+		"DROP TABLE t":                                       false,
+		"DROP TYPE ty CASCADE":                               false,
+		"ALTER TABLE t DROP COLUMN c":                        false,
+		"CREATE TABLE t AS SELECT 1":                         false,
+		"CREATE SEQUENCE s":                                  false,
+		"BEGIN":                                              false,
+		"DO $$BEGIN PERFORM 1; END$$":                        false,
+		"PREPARE q AS SELECT 1":                              false,
+		"DISCARD ALL":                                        false,
+		"SET search_path = a":                                false,
+	} {
+		l := lex(Postgres, sql)
+		if got := mayReturnRows(l, l.toks, dmlVerb(l, l.toks)); got != want {
+			t.Errorf("mayReturnRows(%q) = %v, want %v", sql, got, want)
+		}
+	}
+	// The plan carries it for every statement of a string.
+	pl := Build(Postgres, "SELECT nextval('s'); DROP TABLE t; INSERT INTO t VALUES (1) RETURNING 1")
+	if len(pl.Statements) != 3 || !pl.Statements[0].Rows || pl.Statements[1].Rows || !pl.Statements[2].Rows {
+		t.Errorf("Rows of the statements: %+v", pl.Statements)
+	}
+}
+
 // TestPassThroughGate: a text without a trigger word nor a statement with
 // an effect gets the shared plan after scans that do not allocate.
 func TestPassThroughGate(t *testing.T) {

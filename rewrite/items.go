@@ -106,5 +106,27 @@ func (s *stmt) initPlan(ts, te int) bool {
 	case s.isName(b) && !s.isAny(b, clauseWords...):
 		b++
 	}
-	return s.is(a-1, "select") && s.punct(a-2, '(') && s.match[a-2] == b && !s.callParen(a-2)
+	return s.is(a-1, "select") && s.punct(a-2, '(') && s.match[a-2] == b && !s.callParen(a-2) && !s.fromItem(a-2)
+}
+
+// fromItem reports whether the '(' at token p opens an item of a FROM
+// list (FROM (…), JOIN (…), LATERAL (…), a (…) after a comma of FROM): a
+// subquery there is a relation, scanned as the plan joins it — once per
+// row of another item when it is the inner side of a nested loop — not a
+// value computed once.
+func (s *stmt) fromItem(p int) bool {
+	if s.isAny(p-1, "from", "join", "lateral") {
+		return true
+	}
+	if !s.punct(p-1, ',') {
+		return false
+	}
+	g := s.group[p]
+	clause := ""
+	for i := s.grps[g].open + 1; i < p; i = s.next(i) {
+		if s.is(i, "select") || s.isAny(i, clauseWords...) && !s.is(i, "on") {
+			clause = s.word(i)
+		}
+	}
+	return clause == "from"
 }

@@ -45,7 +45,10 @@ const (
 	// Local: the statement is only sequence calls (SELECT nextval('s'),
 	// setval('t', 5) AS x), answered in process without the database: one row
 	// (or Series rows) of len(Calls) int8 columns named Columns, each row
-	// evaluating Calls in order.
+	// evaluating Calls in order. Or it is only regclass values of names
+	// (SELECT 's'::regclass, 'app.s'::regclass::text AS r; Calls of
+	// [Regclass]): one row of text columns, answered in process when every
+	// name is a store sequence, sent as it is otherwise ([Statement.Fallback]).
 	Local
 	// Rewrite: send [Statement.AppendSQL]'s text, in which every call site
 	// is replaced by its value.
@@ -92,6 +95,10 @@ const (
 	Currval
 	Lastval
 	Setval
+	// Regclass is not a function: a name cast to regclass as a value
+	// ('s'::regclass, $1::regclass::text), of type Call.Type, which a store
+	// sequence has no OID in the database for.
+	Regclass
 )
 
 // String returns the function's PostgreSQL name, which is also the column
@@ -106,6 +113,8 @@ func (f Func) String() string {
 		return "lastval"
 	case Setval:
 		return "setval"
+	case Regclass:
+		return "regclass"
 	}
 	return "Func(" + strconv.Itoa(int(f)) + ")"
 }
@@ -145,6 +154,9 @@ type Call struct {
 	// which evaluates the call itself (left as written, also where it is
 	// evaluated once per row).
 	Temp bool
+	// Type is the type of a Regclass value: "regclass", or the type it is
+	// cast to next, "text", "varchar" or "name".
+	Type string
 	// Null is true when an argument is a NULL literal (NULL, NULL::regclass):
 	// these functions are strict, so the call returns NULL and changes
 	// nothing; a literal Name is still looked up, as PostgreSQL resolves it
@@ -239,6 +251,13 @@ type DDL struct {
 	OwnedBy string
 }
 
+// Fallback reports whether the statement is Local and answered in process
+// only when every name it has is a store sequence's, and sent to the
+// database as it is otherwise: regclass values.
+func (s *Statement) Fallback() bool {
+	return s.Kind == Local && len(s.Calls) > 0 && s.Calls[0].Func == Regclass
+}
+
 // IsUnqualified reports whether Names[i] was written without a schema.
 func (d *DDL) IsUnqualified(i int) bool { return i < len(d.Unqualified) && d.Unqualified[i] }
 
@@ -291,6 +310,9 @@ type Statement struct {
 	// after WITH), which PostgreSQL refuses in a read-only transaction
 	// before it evaluates anything; "" for other statements.
 	Verb string
+	// Rows: the statement may return rows, a result with columns (a
+	// query, SHOW, EXPLAIN, … RETURNING); false for commands.
+	Rows bool
 
 	dialect    Dialect
 	params     int // the plan's NumParams: new parameters are numbered after it

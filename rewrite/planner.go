@@ -32,7 +32,7 @@ func NewPlanner(d Dialect, cacheSize int) *Planner {
 func (p *Planner) Dialect() Dialect { return p.dialect }
 
 // Plan returns the plan of sql. A string without any trigger word (nextval,
-// currval, lastval, setval, next, sequence in any case, or a statement
+// currval, lastval, setval, next, sequence, regclass in any case, or a statement
 // starting with ALTER, CREATE, DROP, COMMENT, GRANT or REVOKE) and, in the
 // postgres dialect, without a statement that may have an effect on the
 // session or insert (one starting with BEGIN, START, COMMIT, END,

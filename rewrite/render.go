@@ -161,7 +161,8 @@ func (s *Statement) appendParam(dst []byte, n int) []byte {
 // separated by ';'. Each Rewrite statement is rendered by
 // [Statement.AppendSQL] with its share of values: the values of all Rewrite
 // call sites in order (see [Plan.NumCalls]). Local and Reject statements are
-// never sent.
+// never sent, but for a Local statement that falls back ([Statement.Fallback]):
+// it is sent as it is unless served.
 //
 // bound is true when the values are new parameters $NumParams+1, … in call
 // order, bound by the caller as extra arguments, rather than inlined: the
@@ -172,8 +173,8 @@ func (p *Plan) AppendSQL(dst []byte, values []int64, ddl bool) (_ []byte, bound 
 }
 
 // AppendSQLServed is [Plan.AppendSQL] without the CatalogDDL statements
-// that the front end served itself: statement i (i < 64) is left out when
-// bit i of served is set.
+// and the Local statements that fall back that the front end served
+// itself: statement i (i < 64) is left out when bit i of served is set.
 func (p *Plan) AppendSQLServed(dst []byte, values []int64, ddl bool, served uint64) (_ []byte, bound bool) {
 	return p.AppendSQLTables(dst, values, ddl, served, asWritten)
 }
@@ -247,7 +248,7 @@ func (p *Plan) appendSQL(dst []byte, values []int64, ddl bool, served uint64, ho
 		switch {
 		case s.Kind == PassThrough, s.Kind == Rewrite:
 		case s.Kind == SequenceDDL && ddl:
-		case s.Kind == CatalogDDL && (i >= 64 || served&(1<<i) == 0):
+		case (s.Kind == CatalogDDL || s.Fallback()) && (i >= 64 || served&(1<<i) == 0):
 		case natives.sends(s, i, first):
 		default:
 			continue

@@ -41,6 +41,10 @@ func TestMayTrigger(t *testing.T) {
 		{"SELECT evaluation FROM t", false},
 		{"CREATE TABLE t (id serial)", true}, // a statement starting with CREATE
 		{"SELECT 'create'", false},
+		{"SELECT 's'::regclass", true},
+		{"SELECT $1::REGCLASS::text", true},
+		{"SELECT to_regclass('s')", true}, // planned, and passes through
+		{"SELECT regclas, egclass FROM t GROUP BY 1", false},
 	} {
 		// Short strings take a byte loop, long ones a search per pivot letter.
 		for _, pad := range []string{"", "  ", strings.Repeat(" ", shortScan)} {

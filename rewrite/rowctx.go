@@ -122,17 +122,23 @@ func (s *stmt) queryRules(g, start, end, pos int) string {
 	if !s.is(bs, "select") {
 		return ""
 	}
-	return s.selectRules(g, bs, be)
+	return s.selectRules(g, bs, be, pos)
 }
 
-// selectRules examines one SELECT block [bs, be) at the level of group g.
-func (s *stmt) selectRules(g, bs, be int) string {
+// selectRules examines one SELECT block [bs, be) at the level of group g
+// for position pos, a token at that level.
+func (s *stmt) selectRules(g, bs, be, pos int) string {
 	for i := bs + 1; i < be; i = s.next(i) {
 		if !s.is(i, "from") || s.is(i-1, "distinct") && s.isAny(i-2, "is", "not") {
 			continue
 		}
 		if s.l.d == MySQL && s.is(i+1, "dual") && (i+2 >= be || s.isAny(i+2, clauseWords...)) {
 			continue // FROM DUAL is one row
+		}
+		if s.soleDerived(i, be, pos) {
+			// The block scans its only FROM item once: the subquery's
+			// own rules (and the levels above this block) decide.
+			return ""
 		}
 		return "over the rows of its SELECT's FROM clause"
 	}
@@ -143,6 +149,42 @@ func (s *stmt) selectRules(g, bs, be int) string {
 	}
 	return ""
 }
+
+// soleDerived reports whether pos opens a subquery that is the only item
+// of the FROM clause at token from, in a SELECT block ending at be:
+// FROM (query) [AS] alias [(columns)], followed by the end of the block or
+// a clause (WHERE, GROUP BY, ORDER BY, …), no join and no other item.
+// PostgreSQL scans such a subquery once per execution of the block, so a
+// call in it is evaluated once unless the subquery itself multiplies it
+// (a FROM, a set-returning function of its own) or the block is run again
+// (a level above decides); with a join, the subquery may be rescanned for
+// every row of another item.
+func (s *stmt) soleDerived(from, be, pos int) bool {
+	if s.l.d != Postgres || pos != from+1 || !s.punct(pos, '(') || s.match[pos] >= be {
+		return false
+	}
+	switch s.word(pos + 1) {
+	case "select", "values", "table", "with":
+	default:
+		return false
+	}
+	k := s.match[pos] + 1
+	switch {
+	case s.is(k, "as") && s.isName(k+1):
+		k += 2
+	case s.isName(k) && !s.isAny(k, clauseWords...) && !s.isAny(k, joinWords...):
+		k++
+	}
+	// Without an alias, PostgreSQL 15 refuses the statement with its own
+	// 42601, after the values are drawn, as for its other syntax errors.
+	if k > s.match[pos]+1 && s.punct(k, '(') {
+		k = s.match[k] + 1 // the alias's column names
+	}
+	return k == be || s.isAny(k, clauseWords...) && !s.is(k, "on")
+}
+
+// joinWords start a join after a FROM item.
+var joinWords = []string{"join", "cross", "natural", "inner", "left", "right", "full"}
 
 // atLevel reports whether token i belongs to the query of group g: no
 // subquery lies between them.

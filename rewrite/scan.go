@@ -4,20 +4,21 @@ import "strings"
 
 // pivot marks the bytes the trigger scan stops at: the rare letters of the
 // trigger words (x of next, q of sequence, v of currval, lastval, setval),
-// and the & of U&"…", an identifier that may spell a trigger word with
-// escapes (U&"\006Eextval"('s') is a call of nextval).
-var pivot = [256]bool{'x': true, 'X': true, 'q': true, 'Q': true, 'v': true, 'V': true, '&': true}
+// the & of U&"…", an identifier that may spell a trigger word with escapes
+// (U&"\006Eextval"('s') is a call of nextval), and the g of regclass (a
+// regclass value may be a store sequence's).
+var pivot = [256]bool{'x': true, 'X': true, 'q': true, 'Q': true, 'v': true, 'V': true, 'g': true, 'G': true, '&': true}
 
 // pivots are the rare letters of the trigger words, in both cases, and &.
-var pivots = [...]byte{'x', 'X', 'q', 'Q', 'v', 'V', '&'}
+var pivots = [...]byte{'x', 'X', 'q', 'Q', 'v', 'V', 'g', 'G', '&'}
 
 // shortScan is the length under which a plain byte loop beats searching
 // the string once per pivot letter with the vectorised strings.IndexByte.
 const shortScan = 48
 
 // mayTrigger reports whether s contains a trigger word, in any case and
-// anywhere (literals and comments included): next, currval, lastval, setval
-// or sequence; or starts a statement with ALTER, CREATE, DROP, COMMENT,
+// anywhere (literals and comments included): next, currval, lastval, setval,
+// sequence or regclass; or starts a statement with ALTER, CREATE, DROP, COMMENT,
 // GRANT or REVOKE ([catalogWord]). Only strings with one can hold a
 // sequence call, sequence DDL or table DDL with sequence defaults (serial
 // and IDENTITY have no trigger word: CREATE is one); a U&"…" identifier
@@ -67,6 +68,9 @@ func triggerAt(s string, i int) bool {
 		return i+1 < len(s) && s[i-2]|0x20 == 'n' && s[i-1]|0x20 == 'e' && s[i+1]|0x20 == 't'
 	case 'q': // se[q]uence
 		return i+1 < len(s) && s[i-2]|0x20 == 's' && s[i-1]|0x20 == 'e' && s[i+1]|0x20 == 'u'
+	case 'g': // re[g]class
+		return i+5 < len(s) && s[i-2]|0x20 == 'r' && s[i-1]|0x20 == 'e' && s[i+1]|0x20 == 'c' && s[i+2]|0x20 == 'l' &&
+			s[i+3]|0x20 == 'a' && s[i+4]|0x20 == 's' && s[i+5]|0x20 == 's'
 	case 'v': // curr[v]al, last[v]al, set[v]al
 		return i+2 < len(s) && s[i+1]|0x20 == 'a' && s[i+2]|0x20 == 'l' &&
 			(s[i-1]|0x20 == 'r' && s[i-2]|0x20 == 'r' || s[i-1]|0x20 == 't' && (s[i-2]|0x20 == 's' || s[i-2]|0x20 == 'e'))

@@ -432,7 +432,8 @@ func unsupportedf(format string, args ...any) error {
 
 // DatabaseError is err, an error the database returned for a text the
 // session passed through, unless it is PostgreSQL's 42P01 about a relation
-// that is a sequence in the store — SELECT last_value FROM s, \d-style
+// that is a store sequence this session sees (not one its transaction
+// dropped, nor another database's) — SELECT last_value FROM s, \d-style
 // catalog reads of it, a table-only command: the database cannot know it,
 // and "does not exist" would mislead. Then it is a 0A000 saying what to do
 // instead. It costs nothing unless err is a 42P01 (one store read then).
@@ -466,8 +467,8 @@ func (s *Session[A]) DatabaseError(ctx context.Context, err error) error {
 			name = r
 		}
 	}
-	if _, derr := s.eng.store.Describe(ctx, name); derr != nil {
-		return err
+	if found, serr := s.sees(ctx, name); serr != nil || !found {
+		return err // not a store sequence of this session's: PostgreSQL is right
 	}
 	return s.eng.convert(&sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: sequence.ErrInvalid, Message: fmt.Sprintf(
 		`seqshim: "%s" is a sequence of seqshim's store, not a relation of the database: the statement cannot read or change it; `+

@@ -127,3 +127,28 @@ func TestSplitQuoted(t *testing.T) {
 		t.Errorf("round trip of %q: %q", parts, got)
 	}
 }
+
+// TestDatabaseErrorSees: the database's 42P01 about a store sequence
+// becomes a 0A000 saying why, but not when this session does not see the
+// sequence: its transaction dropped it, and PostgreSQL is right.
+func TestDatabaseErrorSees(t *testing.T) {
+	ctx := context.Background()
+	db := &fakeDB{}
+	s := newSession(t, db)
+	missing := &pgconn.PgError{Code: "42P01", Message: `relation "s" does not exist`}
+	if err := s.DatabaseError(ctx, missing); code(err) != "0A000" {
+		t.Errorf("store sequence s: %v, want 0A000", err)
+	}
+	db.status = 'T'
+	s.Begin(false)
+	if _, _, err := run(t, s, "DROP SEQUENCE s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DatabaseError(ctx, missing); err != missing {
+		t.Errorf("s dropped in the transaction: %v, want the database's 42P01", err)
+	}
+	other := &pgconn.PgError{Code: "42P01", Message: `relation "t" does not exist`}
+	if err := s.DatabaseError(ctx, other); err != other {
+		t.Errorf("no store sequence t: %v, want the database's 42P01", err)
+	}
+}

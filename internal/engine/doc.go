@@ -24,14 +24,21 @@
 // ([NewSession], with the session's [DB]), used by one goroutine at a time,
 // runs every statement in two calls:
 //
-//	step, err := s.Run(ctx, query, args) // err: as the application sees it
+//	step, err := s.Run(ctx, query, args, req) // err: as the application sees it
 //	if step.SQL == "" {
-//		// answered here: step.Rows, or step.RowsAffected
+//		// answered here: step.Rows (nil: no columns), or step.RowsAffected
 //	}
 //	// send step.SQL: as it is with the caller's arguments when step.AsIs,
 //	// else with step.Values bound as parameters NumParams+1, … (step.Bound);
-//	// when step.Rows is set too, send it as a command and return step.Rows
+//	// when step.Rows is set too, send it as a command and return step.Rows;
+//	// when step.Affected, an Exec returns step.RowsAffected
 //	err = s.Finish(ctx, &step, sendErr) // the error as the application sees it
+//
+// The [Request] says how the front end sends the text (Exec or Query, the
+// simple or the extended protocol), so that what seqshim answers has the
+// shape of PostgreSQL's answer through that API: no columns for a command,
+// a string's first result for a Query and its last rows affected for an
+// Exec, 42601 for a string of several statements by the extended protocol.
 //
 // A prepared statement calls [Session.Prepare] once, which may call the
 // front end's own preparation of a text that goes as it is, and

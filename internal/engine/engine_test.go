@@ -52,12 +52,13 @@ type result struct {
 	Values       []int64
 }
 
-// run runs query's lifecycle as a front end would, the database answering
-// every statement sent with success, and returns the text sent.
+// run runs query's lifecycle as a front end's Query by the simple
+// protocol would, the database answering every statement sent with
+// success, and returns the text sent.
 func run(t testing.TB, s *Session[AnyArgs], query string, args ...any) (result, string, error) {
 	t.Helper()
 	ctx := context.Background()
-	step, err := s.Run(ctx, query, args)
+	step, err := s.Run(ctx, query, args, Request{Rows: true})
 	r := result{First: step.Rows, Send: step.SQL != "", RowsAffected: step.RowsAffected, Values: step.Values}
 	if err != nil || step.SQL == "" {
 		return r, "", err
@@ -93,8 +94,8 @@ func TestLocal(t *testing.T) {
 	if got := strings.Join(ev.First.Columns(), ","); got != "a,b,currval" {
 		t.Errorf("columns %s", got)
 	}
-	if got := rowsOf(ev.First); got != "[1,<nil>,1]" || ev.RowsAffected != 1 || ev.First.TypeName() != "INT8" {
-		t.Errorf("rows %s, RowsAffected %d, type %s", got, ev.RowsAffected, ev.First.TypeName())
+	if got := rowsOf(ev.First); got != "[1,<nil>,1]" || ev.RowsAffected != 1 || ev.First.TypeName(0) != "INT8" {
+		t.Errorf("rows %s, RowsAffected %d, type %s", got, ev.RowsAffected, ev.First.TypeName(0))
 	}
 	ev, _, _ = run(t, s, "SELECT nextval('s') FROM generate_series(1, $1)", int64(3))
 	if got := rowsOf(ev.First); got != "[2] [3] [4]" {
@@ -107,7 +108,7 @@ func TestRender(t *testing.T) {
 	ctx := context.Background()
 	q := "INSERT INTO t VALUES (nextval('s'), $1)"
 	for want := int64(1); want <= 2; want++ {
-		step, err := s.Run(ctx, q, AnyArgs{"x"})
+		step, err := s.Run(ctx, q, AnyArgs{"x"}, Request{Extended: true})
 		if err != nil || len(step.Values) != 1 || step.Values[0] != want {
 			t.Fatalf("step %+v, err %v; want value %d", step, err, want)
 		}
@@ -190,7 +191,7 @@ func TestHotPathAllocations(t *testing.T) {
 	args := AnyArgs{"x"}
 	run(t, s, q, args...)
 	allocs := testing.AllocsPerRun(100, func() {
-		step, err := s.Run(ctx, q, args)
+		step, err := s.Run(ctx, q, args, Request{Extended: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +211,7 @@ func BenchmarkRunRewrite(b *testing.B) {
 	args := AnyArgs{"x"}
 	b.ReportAllocs()
 	for b.Loop() {
-		step, err := s.Run(ctx, q, args)
+		step, err := s.Run(ctx, q, args, Request{Extended: true})
 		if err != nil {
 			b.Fatal(err)
 		}

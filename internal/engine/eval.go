@@ -20,18 +20,50 @@ type Evaluation struct {
 	// [Session.render]. They are the session's scratch space: valid until its
 	// next Evaluate.
 	Values []int64
-	// First is the first statement's rows when it is Local (then the
-	// statement's result is those rows, as pgx returns the first result of
-	// a multi-statement string), nil otherwise.
+	// First is a Query's result (Request.Rows) when the first statement
+	// was answered here: a Local statement's rows, or Rows without columns
+	// for sequence DDL and served catalog DDL; nil otherwise.
 	First *Rows
 	// Send is true when some statement goes to the database: render them
 	// with [Session.render].
 	Send bool
-	// RowsAffected counts the rows of the Local statements: an Exec's
-	// result when nothing is sent.
+	// RowsAffected is the last statement's rows affected when it was
+	// answered here (Last): an Exec's result, as pgx's Exec returns the
+	// last command tag of a string.
 	RowsAffected int64
+	// Last: the last statement was answered here, and RowsAffected is an
+	// Exec's result even when statements are sent.
+	Last bool
+	// Drops: a statement sent may drop columns that own store sequences,
+	// which Finish then drops from the store, after a catalog query on
+	// the session.
+	Drops bool
 
 	drew bool // a store sequence's nextval returned a value
+}
+
+// answered records statement i of pl, answered here with rows (nil for a
+// command without rows): the first statement's result is a Query's, the
+// last one's rows affected an Exec's, as pgx returns a string's first
+// result and its last command tag. Rows that are neither are closed, for
+// reuse.
+func (s *Session[A]) answered(ev *Evaluation, pl *rewrite.Plan, i int, rows *Rows) {
+	if i == len(pl.Statements)-1 {
+		ev.Last, ev.RowsAffected = true, 0
+		if rows != nil {
+			ev.RowsAffected = int64(rows.NumRows())
+		}
+	}
+	switch {
+	case i != 0 || !s.req.Rows:
+		if rows != nil {
+			rows.Close()
+		}
+	case rows != nil:
+		ev.First = rows
+	default:
+		ev.First = s.newRows(nil)
+	}
 }
 
 // evaluatePlan does the sequence work of p with the caller's arguments:
@@ -100,12 +132,16 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A, p *
 		ev.Values = s.scratch[:0]
 	}
 	s.planMode, s.dmlVerb = modeUnknown, ""
-	k := 0 // the plan's call site of the statement's first call
+	k := 0               // the plan's call site of the statement's first call
+	pathChanged := false // a statement before may have changed the search_path
 	for i := range pl.Statements {
 		st := &pl.Statements[i]
 		first := k
 		if st.Kind == rewrite.Rewrite || st.Kind == rewrite.Local {
 			k += len(st.Calls)
+		}
+		if i > 0 && pl.Statements[i-1].Path&rewrite.ChangesPath != 0 {
+			pathChanged = true
 		}
 		switch st.Kind {
 		case rewrite.PassThrough:
@@ -140,14 +176,27 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A, p *
 				ev.Send = true // with its calls of temporary sequences as written
 				continue
 			}
-			rows, err := s.local(ctx, st, args)
+			var rows *Rows
+			var err error
+			switch {
+			case !st.Fallback():
+				rows, err = s.local(ctx, st, args)
+			case i < 64 && !pathChanged:
+				// (After a change of the search_path, the names print
+				// as the database's new path says: it answers.)
+				rows, err = s.regclassRows(ctx, st, args)
+			}
 			if err != nil {
 				return ev, err
 			}
-			ev.RowsAffected += int64(rows.NumRows())
-			if i == 0 {
-				ev.First = rows
+			if rows == nil { // not a store sequence's: the database answers
+				ev.Send = true
+				continue
 			}
+			if st.Fallback() {
+				s.served |= 1 << i
+			}
+			s.answered(&ev, pl, i, rows)
 		case rewrite.SequenceDDL:
 			if i == 0 && s.tx == nil && s.inTx() {
 				if err := s.checkControl(pl); err != nil {
@@ -168,7 +217,11 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A, p *
 			if err := s.ddl(ctx, st.DDL); err != nil {
 				return ev, err
 			}
-			ev.Send = ev.Send || s.eng.ddlToDB
+			if s.eng.ddlToDB {
+				ev.Send = true // the database answers it too
+			} else {
+				s.answered(&ev, pl, i, nil)
+			}
 		case rewrite.CatalogDDL:
 			served, err := s.catalogDDL(ctx, st.Catalog)
 			if err != nil {
@@ -176,8 +229,10 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A, p *
 			}
 			if served && i < 64 {
 				s.served |= 1 << i
+				s.answered(&ev, pl, i, nil)
 			} else {
 				ev.Send = true
+				ev.Drops = ev.Drops || st.Catalog.Op == rewrite.DropsOwners
 			}
 		case rewrite.Reject: // rescued above: the database evaluates its calls
 			ev.Send = true

@@ -50,7 +50,7 @@ func TestGuard(t *testing.T) {
 	const q = "INSERT INTO orders (note) VALUES ('a panic')"
 	for _, status := range []byte{'I', 'T'} {
 		db.status, db.sent = status, nil
-		_, err := s.Run(ctx, q, nil)
+		_, err := s.Run(ctx, q, nil, Request{})
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != codeInternalError || !strings.Contains(pe.Message, q) || !strings.Contains(pe.Message, "index out of range") {
 			t.Fatalf("status %c: %v, want XX000 naming the statement and the panic", status, err)
@@ -64,7 +64,7 @@ func TestGuard(t *testing.T) {
 		logs.Reset()
 	}
 	db.status = 'I'
-	step, err := s.Run(ctx, "SELECT nextval('s')", nil)
+	step, err := s.Run(ctx, "SELECT nextval('s')", nil, Request{Rows: true})
 	if err != nil || rowsOf(step.Rows) != "[1]" {
 		t.Fatalf("the session after the panics: %v, %v", rowsOf(step.Rows), err)
 	}
@@ -92,7 +92,7 @@ func TestGuardWrapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Run(ctx, "CREATE TABLE t (id serial)", nil)
+	_, err = s.Run(ctx, "CREATE TABLE t (id serial)", nil, Request{})
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != codeInternalError {
 		t.Fatalf("%v, want XX000", err)

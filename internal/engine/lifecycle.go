@@ -9,6 +9,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -33,14 +34,44 @@ type Step struct {
 	// the session's scratch space: valid until its next Run.
 	Values []int64
 	Bound  bool
-	// Rows are the statement's result when it was answered here, or when
-	// its first statement was (then SQL, when set, is sent as a command
-	// first, and the result is still Rows). Nil: no rows.
+	// Rows are a Query's answer when it is seqshim's: the rows of a
+	// statement answered here, or Rows without columns for one that has
+	// none (sequence DDL; nil too when SQL is "", as for a COMMIT the
+	// session ran). With SQL set, Rows are the first statement's result,
+	// answered here or a command's, and SQL is sent as a command; nil: the
+	// database's answer is the Query's.
 	Rows *Rows
-	// RowsAffected is the result of a statement answered here.
+	// RowsAffected is an Exec's answer when SQL is "", or when Affected.
 	RowsAffected int64
+	// Affected: RowsAffected is an Exec's answer although SQL is sent, as
+	// the last statement of the string was answered here (pgx's Exec
+	// returns a string's last command tag).
+	Affected bool
 
 	st *Statement
+	// later: the front end may still be reading the database's rows when
+	// it calls Finish, so Finish leaves what needs the database session
+	// (the store sequences of dropped owning columns) to the session's
+	// next statement with sequence work.
+	later bool
+}
+
+// Request is how a front end sends a text and which of the database's
+// answers it returns, as its API does (pgx: Exec or Query, and the
+// QueryExecMode), so that what seqshim answers itself, wholly or in part,
+// has the shape PostgreSQL's answer would have. The zero Request is an
+// Exec by the simple protocol (database/sql's Exec without arguments).
+type Request struct {
+	// Rows: the front end returns the first statement's columns and rows,
+	// as pgx's Query does (by the simple protocol, the first statement's of
+	// a string); otherwise the rows affected of the last statement, as its
+	// Exec does.
+	Rows bool
+	// Extended: the text goes by the extended query protocol (pgx's Query
+	// in every mode but QueryExecModeSimpleProtocol, its Exec with
+	// arguments, a prepared statement), which takes one statement: a text
+	// of several fails with PostgreSQL's 42601 before any of it runs.
+	Extended bool
 }
 
 // NumParams is the number of parameters of the statement as written: bound
@@ -49,16 +80,16 @@ func (s *Step) NumParams() int { return s.st.NumParams() }
 
 // Run is the first half of a statement's lifecycle: it plans query (once
 // per text and session), does its sequence work with args, and returns
-// what the front end does next. After sending Step.SQL the front end
-// reports the outcome with [Session.Finish]; a Step with nothing to send is
-// finished already.
+// what the front end does next, for a text sent as req says. After
+// sending Step.SQL the front end reports the outcome with
+// [Session.Finish]; a Step with nothing to send is finished already.
 //
 // Every error is as the application sees it: for the postgres dialect, a
 // *pgconn.PgError with PostgreSQL's SQLSTATE, the database's transaction
 // aborted if one is open ([Session.Fail]). A bug of seqshim's that panics
 // while reading the text is an error too (XX000, naming the statement,
 // logged), never a crashed process.
-func (s *Session[A]) Run(ctx context.Context, query string, args A) (step Step, err error) {
+func (s *Session[A]) Run(ctx context.Context, query string, args A, req Request) (step Step, err error) {
 	defer s.guard(ctx, query, &err)
 	p, err := s.statement(ctx, query)
 	if err != nil {
@@ -74,11 +105,35 @@ func (s *Session[A]) Run(ctx context.Context, query string, args A) (step Step, 
 		}
 		return Step{SQL: query, AsIs: true, st: p}, nil
 	}
+	if err := s.oneCommand(p, req); err != nil {
+		return Step{}, s.Fail(ctx, err)
+	}
+	s.req = req
 	if p.plan == nil || p.plan.PassThrough() {
 		return s.passThroughStep(ctx, query, p)
 	}
 	err = s.planned(ctx, p, args, &step)
 	return step, err
+}
+
+// errMultipleCommands is PostgreSQL's error for a text of several
+// statements sent by the extended protocol.
+var errMultipleCommands = &sequence.Error{Code: sequence.CodeSyntaxError, Kind: sequence.ErrInvalid,
+	Message: "cannot insert multiple commands into a prepared statement"}
+
+// oneCommand returns PostgreSQL's error for a text of several statements
+// that goes by the extended protocol (req.Extended), or nil: PostgreSQL
+// refuses it whole when it parses it, after its syntax errors (the
+// plan's own, then) and before anything runs, so seqshim draws and
+// applies nothing of it either.
+func (s *Session[A]) oneCommand(p *Statement, req Request) error {
+	if !req.Extended || p.plan == nil || len(p.plan.Statements) < 2 || s.eng.dialect != rewrite.Postgres {
+		return nil
+	}
+	if e := (*sequence.Error)(nil); errors.As(p.plan.Err, &e) && (e.Code == sequence.CodeSyntaxError || e.Code == sequence.CodeCharacterNotInRepertoire) {
+		return nil // PostgreSQL's own error comes first: the plan's
+	}
+	return errMultipleCommands
 }
 
 // Prepare is what a front end's prepared statement does once, when the
@@ -95,6 +150,9 @@ func (s *Session[A]) Prepare(ctx context.Context, query string, prepare func(con
 		return nil, err
 	}
 	if s.eng.shadow == nil && p.plan != nil {
+		if err := s.oneCommand(p, Request{Extended: true}); err != nil { // a prepared statement takes one
+			return nil, s.Fail(ctx, err)
+		}
 		if p.plan.Err != nil && !s.mayRescue(p.plan) {
 			return nil, s.Fail(ctx, s.typeError(ctx, p.plan.Err))
 		}
@@ -150,7 +208,7 @@ func (s *Session[A]) Finish(ctx context.Context, step *Step, err error) error {
 		s.afterSent(p.plan)
 		return s.afterDatabase(ctx, step.SQL)
 	}
-	return s.afterStatements(ctx, p)
+	return s.afterStatements(ctx, p, step.later)
 }
 
 // planned is Run for a text with sequence work: it fills in step.
@@ -174,6 +232,19 @@ func (s *Session[A]) planned(ctx context.Context, p *Statement, args A, step *St
 	if ev.Send {
 		step.SQL, step.Bound = s.render(p, ev.Values)
 		step.Values = ev.Values
+		step.Affected = ev.Last
+		if ev.Drops && s.req.Rows && step.Rows == nil {
+			// Finish drops the store sequences of the columns dropped,
+			// with a catalog query on the session, which must not wait on
+			// the Query's rows. A first statement without rows is sent as
+			// a command, as its answer is no columns; one that may return
+			// rows (SELECT …; DROP TABLE t) leaves the drop for later.
+			if p.plan.Statements[0].Rows {
+				step.later = true
+			} else {
+				step.Rows = s.newRows(nil)
+			}
+		}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/seqcache"
 	"github.com/seqshim/seqshim/sequence"
 )
@@ -53,6 +54,22 @@ func (s *Session[A]) exists(ctx context.Context, name string) (bool, error) {
 		return false, s.eng.storeErr(err)
 	}
 	return visible, nil
+}
+
+// sees reports whether this session sees store sequence name: one the open
+// transaction created or kept, or one the store has for this database.
+func (s *Session[A]) sees(ctx context.Context, name string) (bool, error) {
+	if s.tx != nil {
+		hs, storeName, err := s.heldCall(rewrite.Currval, name)
+		switch {
+		case err != nil:
+			return false, nil // dropped or renamed away in this transaction
+		case hs != nil:
+			return true, nil
+		}
+		name = storeName
+	}
+	return s.exists(ctx, name)
 }
 
 // lookUp is PostgreSQL's look-up of sequence name in this session's

@@ -315,6 +315,9 @@ func pathBefore(pl *rewrite.Plan) (rewrite.PathEffect, error) {
 			effects |= st.Path
 			continue
 		}
+		if st.Fallback() {
+			continue // sent as it is after a change: see evaluate
+		}
 		if effects&rewrite.ChangesPath != 0 && hasUnqualified(st) {
 			return effects, &sequence.Error{Code: sequence.CodeFeatureNotSupported, Kind: rewrite.ErrUnsupported,
 				Message: "seqshim: a sequence name without a schema after a statement that may change the search_path, in the same query string, cannot be resolved as PostgreSQL would: send them as separate statements, or qualify the name"}

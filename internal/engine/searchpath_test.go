@@ -76,7 +76,7 @@ func TestResolve(t *testing.T) {
 	// name.
 	allocs := func(query string) float64 {
 		return testing.AllocsPerRun(100, func() {
-			if _, err := s.Run(ctx, query, nil); err != nil {
+			if _, err := s.Run(ctx, query, nil, Request{}); err != nil {
 				t.Fatal(err)
 			}
 		})

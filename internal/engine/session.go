@@ -74,7 +74,9 @@ type Session[A Args] struct {
 	planChange string // that statement
 	dmlVerb    string // while evaluating a Rewrite statement: its rewrite.Statement.Verb
 
-	spareRows *Rows // local rows closed and ready for reuse; see [Rows.Close]
+	spareRows      *Rows                   // local rows closed and ready for reuse; see [Rows.Close]
+	regclassMisses map[string]regclassMiss // regclass names that are not store sequences': see regclassText
+	req            Request                 // how the front end sends the statement running ([Session.Run])
 
 	// The database's catalog: see catalog.go.
 	orphansPending bool   // an owner may have been dropped in a transaction block: see dropOrphans
@@ -324,9 +326,10 @@ func (s *Session[A]) afterStatement(st *rewrite.Statement) {
 // afterStatements updates the session after the database ran the
 // statements of p that [Session.render] rendered. When one of them may have
 // dropped a column owning store sequences (OWNED BY), it drops those
-// sequences, as PostgreSQL drops them with the column; an error is the
-// store's, and the statements themselves have run.
-func (s *Session[A]) afterStatements(ctx context.Context, p *Statement) error {
+// sequences, as PostgreSQL drops them with the column (later: at the
+// session's next statement with sequence work, see [Step]); an error is
+// the store's, and the statements themselves have run.
+func (s *Session[A]) afterStatements(ctx context.Context, p *Statement, later bool) error {
 	s.afterSent(p.plan)
 	drops := false
 	for i := range p.plan.Statements {
@@ -337,7 +340,10 @@ func (s *Session[A]) afterStatements(ctx context.Context, p *Statement) error {
 	if err := s.afterDatabase(ctx, p.query); err != nil { // DROP SCHEMA … CASCADE
 		return err
 	}
-	if drops {
+	switch {
+	case drops && later:
+		s.orphansPending = true
+	case drops:
 		return s.dropOrphans(ctx)
 	}
 	return nil

@@ -100,6 +100,10 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 			return ev, unsupportedf("seqshim: a query answered from sequence calls in the same string as table DDL with serial, identity or sequence-default columns: send the table DDL on its own")
 		case st.Kind == rewrite.PassThrough && st.Tx.Op != rewrite.TxNone:
 			return ev, unsupportedf("seqshim: transaction control in the same string as table DDL with serial, identity or sequence-default columns: send BEGIN and COMMIT as statements of their own, or use the driver's transactions")
+		case i == 0 && s.req.Rows && st.Rows:
+			// A Query returns the first statement's rows, which the
+			// session, sending the statements one by one, does not keep.
+			return ev, unsupportedf("seqshim: a query that returns rows first in a string with table DDL with serial, identity or sequence-default columns, sent by Query: send the table DDL on its own, or the string by Exec")
 		}
 	}
 	wrap := !s.inTx()

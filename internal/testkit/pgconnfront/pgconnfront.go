@@ -51,9 +51,10 @@ func Connect(ctx context.Context, connString string, cfg engine.Config) (*Conn, 
 	return &Conn{pc: pc, eng: eng, sess: sess, m: pgtype.NewMap()}, nil
 }
 
-// Exec runs sql with args and returns the rows it affected.
+// Exec runs sql with args and returns the rows it affected: by the simple
+// protocol without arguments, as pgx does.
 func (c *Conn) Exec(ctx context.Context, sql string, args []any) (int64, error) {
-	step, err := c.sess.Run(ctx, sql, args)
+	step, err := c.sess.Run(ctx, sql, args, engine.Request{Extended: len(args) > 0})
 	if err != nil {
 		return 0, err
 	}
@@ -64,12 +65,16 @@ func (c *Conn) Exec(ctx context.Context, sql string, args []any) (int64, error) 
 	if err = c.sess.Finish(ctx, &step, err); err != nil {
 		return 0, err
 	}
+	if step.Affected {
+		return step.RowsAffected, nil
+	}
 	return res.CommandTag.RowsAffected(), nil
 }
 
-// Query runs sql with args and returns its first result's rows.
+// Query runs sql with args and returns its rows, by the extended protocol
+// as pgx's default mode does.
 func (c *Conn) Query(ctx context.Context, sql string, args []any) (*conformance.Result, error) {
-	step, err := c.sess.Run(ctx, sql, args)
+	step, err := c.sess.Run(ctx, sql, args, engine.Request{Rows: true, Extended: true})
 	if err != nil {
 		return nil, err
 	}
@@ -214,20 +219,35 @@ func (c *Conn) local(r *engine.Rows) *conformance.Result {
 		return res
 	}
 	defer r.Close()
-	for _, name := range r.Columns() {
+	for j, name := range r.Columns() {
 		res.Columns = append(res.Columns, name)
-		res.Types = append(res.Types, r.TypeName())
+		res.Types = append(res.Types, r.TypeName(j))
 	}
 	for {
-		values, nulls, ok := r.Next()
-		if !ok {
-			return res
-		}
-		row := make([]any, len(values))
-		for i, v := range values {
-			row[i] = v
-			if nulls != nil && nulls[i] {
-				row[i] = nil
+		var row []any
+		if r.Text() {
+			texts, nulls, ok := r.NextText()
+			if !ok {
+				return res
+			}
+			row = make([]any, len(texts))
+			for i, v := range texts {
+				row[i] = v
+				if nulls != nil && nulls[i] {
+					row[i] = nil
+				}
+			}
+		} else {
+			values, nulls, ok := r.Next()
+			if !ok {
+				return res
+			}
+			row = make([]any, len(values))
+			for i, v := range values {
+				row[i] = v
+				if nulls != nil && nulls[i] {
+					row[i] = nil
+				}
 			}
 		}
 		res.Rows = append(res.Rows, row)
@@ -241,7 +261,7 @@ func (c *Conn) result(res *pgconn.Result) (*conformance.Result, error) {
 	out := &conformance.Result{}
 	for _, fd := range res.FieldDescriptions {
 		out.Columns = append(out.Columns, fd.Name)
-		name := ""
+		name := strconv.FormatUint(uint64(fd.DataTypeOID), 10) // as pgx's database/sql driver names a type it has no name for
 		if t, ok := c.m.TypeForOID(fd.DataTypeOID); ok {
 			name = strings.ToUpper(t.Name)
 		}
