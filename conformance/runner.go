@@ -239,16 +239,7 @@ func (r *runner) disconnect(name string) error {
 	}
 	delete(r.sessions, name)
 	r.order = slices.DeleteFunc(r.order, func(o *session) bool { return o == s })
-	var errs []error
-	if s.tx != nil {
-		if err := s.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
-			errs = append(errs, err)
-		}
-		s.tx = nil
-	}
-	for _, st := range s.stmts {
-		errs = append(errs, st.Close())
-	}
+	errs := s.release()
 	if err := s.conn.Raw(func(any) error { return driver.ErrBadConn }); !errors.Is(err, driver.ErrBadConn) {
 		errs = append(errs, fmt.Errorf("the connection was not discarded: %v", err))
 	}
@@ -267,6 +258,12 @@ func (r *runner) close() {
 // close rolls back the session's transaction and closes its statements and
 // connection.
 func (s *session) close() error {
+	return errors.Join(append(s.release(), s.conn.Close())...)
+}
+
+// release rolls back the session's transaction and closes its statements,
+// before its connection is closed or discarded.
+func (s *session) release() []error {
 	var errs []error
 	if s.tx != nil {
 		if err := s.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
@@ -277,8 +274,7 @@ func (s *session) close() error {
 	for _, st := range s.stmts {
 		errs = append(errs, st.Close())
 	}
-	errs = append(errs, s.conn.Close())
-	return errors.Join(errs...)
+	return errs
 }
 
 // execer is what a session runs statements on: its connection, or its

@@ -373,6 +373,20 @@ func (l *lexer) is(t token, w string) bool {
 	return t.kind == tIdent && strings.EqualFold(l.s[t.start:t.end], w)
 }
 
+// isAt reports whether token i of toks is one of the words ws (false past
+// the end): the statement classifiers' test of a keyword at a position.
+func (l *lexer) isAt(toks []token, i int, ws ...string) bool {
+	if i >= len(toks) {
+		return false
+	}
+	for _, w := range ws {
+		if l.is(toks[i], w) {
+			return true
+		}
+	}
+	return false
+}
+
 // punct reports whether t is the single byte c.
 func (l *lexer) punct(t token, c byte) bool {
 	return t.kind == tPunct && t.end-t.start == 1 && l.s[t.start] == c

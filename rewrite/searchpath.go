@@ -24,17 +24,7 @@ const (
 
 // statementPathEffect is the effect of one statement's tokens.
 func statementPathEffect(l *lexer, toks []token) PathEffect {
-	word := func(i int, w ...string) bool {
-		if i >= len(toks) {
-			return false
-		}
-		for _, x := range w {
-			if l.is(toks[i], x) {
-				return true
-			}
-		}
-		return false
-	}
+	word := func(i int, ws ...string) bool { return l.isAt(toks, i, ws...) }
 	switch {
 	case word(0, "set"):
 		i := 1

@@ -53,17 +53,7 @@ func IsTempName(canonical string) bool {
 // temporary relations.
 func tempEffect(l *lexer, toks []token) TempEffect {
 	var e TempEffect
-	word := func(i int, w ...string) bool {
-		if i >= len(toks) {
-			return false
-		}
-		for _, x := range w {
-			if l.is(toks[i], x) {
-				return true
-			}
-		}
-		return false
-	}
+	word := func(i int, ws ...string) bool { return l.isAt(toks, i, ws...) }
 	switch {
 	case word(0, "create", "drop", "alter"):
 		e |= ChangesTemps

@@ -29,17 +29,7 @@ func txControl(l *lexer, toks []token) TxControl {
 	if len(toks) == 0 {
 		return TxControl{}
 	}
-	word := func(i int, ws ...string) bool {
-		if i >= len(toks) {
-			return false
-		}
-		for _, w := range ws {
-			if l.is(toks[i], w) {
-				return true
-			}
-		}
-		return false
-	}
+	word := func(i int, ws ...string) bool { return l.isAt(toks, i, ws...) }
 	// name returns the savepoint name at i, skipping an optional SAVEPOINT.
 	name := func(i int) string {
 		if word(i, "savepoint") && i+1 < len(toks) {
