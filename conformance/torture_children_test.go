@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -27,6 +28,25 @@ type childPool struct {
 	children        []*tortureChild
 	incarnation     int
 	kills, graceful int // replace's counts
+}
+
+// checkLogs fails the test for what any incarnation of a child wrote to its
+// log that its exit status cannot report (a killed child has none): the
+// race detector's reports, panics.
+func (p *childPool) checkLogs() {
+	logs, err := filepath.Glob(filepath.Join(p.dir, "*.log"))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		if s := string(b); strings.Contains(s, "DATA RACE") || strings.Contains(s, "panic:") {
+			p.t.Errorf("child %s:\n%s", filepath.Base(l), tortureTail(s, 5000))
+		}
+	}
 }
 
 // tortureChild is one process of a childPool.

@@ -202,21 +202,7 @@ func tortureRun(t *testing.T, pg, endpoint, recovery string, duration time.Durat
 	if pool.kills == 0 || faults.Dropped+faults.Reset+faults.Delayed == 0 {
 		t.Errorf("too short to test anything: %d kills, faults %+v (raise %s)", pool.kills, faults, envTortureDuration)
 	}
-	// A killed child cannot report a failure by its exit status: read what
-	// every incarnation wrote (the race detector's reports, panics).
-	logs, err := filepath.Glob(filepath.Join(pool.dir, "*.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range logs {
-		b, err := os.ReadFile(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s := string(b); strings.Contains(s, "DATA RACE") || strings.Contains(s, "panic:") {
-			t.Errorf("child %s:\n%s", filepath.Base(l), tortureTail(s, 5000))
-		}
-	}
+	pool.checkLogs()
 	for _, rec := range recs {
 		for _, e := range rec.Errors {
 			if !strings.Contains(e, seqcache.ErrUnavailable.Error()) {
@@ -880,19 +866,7 @@ func TestTortureDatabases(t *testing.T) {
 	if pool.kills == 0 {
 		t.Errorf("no process was killed: raise %s", envTortureDBDuration)
 	}
-	logs, err := filepath.Glob(filepath.Join(pool.dir, "*.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range logs {
-		b, err := os.ReadFile(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s := string(b); strings.Contains(s, "DATA RACE") || strings.Contains(s, "panic:") {
-			t.Errorf("child %s:\n%s", filepath.Base(l), tortureTail(s, 5000))
-		}
-	}
+	pool.checkLogs()
 }
 
 // tortureDatabaseID is the identity seqshim gives database name
