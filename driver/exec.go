@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -17,6 +18,10 @@ func numOptions(args []driver.NamedValue) int {
 	n := 0
 	for n < len(args) {
 		switch args[n].Value.(type) {
+		case nil, int64, string, []byte, bool, float64, time.Time:
+			// database/sql's own value types, tested first: they cost a
+			// comparison, the interface below a lookup.
+			return n
 		case pgx.QueryExecMode, pgx.QueryResultFormats, pgx.QueryResultFormatsByOID, pgx.QueryRewriter:
 			n++
 		default:
@@ -42,17 +47,16 @@ func (a namedArgs) Arg(i int) (any, error) {
 	return v, nil
 }
 
-// request says how the inner driver sends query with args (options
-// first); rows is true for a Query. pgx uses the extended protocol, but
+// request says how the inner driver sends query with args, of which the
+// first nopt are options; rows is true for a Query. pgx uses the extended protocol, but
 // for a Query in the simple protocol mode (the connection's default or an
 // option) and an Exec without arguments, which it always sends by the
 // simple protocol. Another inner driver's protocol is not known: the
 // engine lets a string of several statements through.
-func (c *conn) request(args []driver.NamedValue, rows bool) engine.Request {
+func (c *conn) request(args []driver.NamedValue, nopt int, rows bool) engine.Request {
 	if !c.pgx {
 		return engine.Request{Rows: rows}
 	}
-	nopt := numOptions(args)
 	simple := c.simple
 	for _, a := range args[:nopt] {
 		if m, ok := a.Value.(pgx.QueryExecMode); ok {
@@ -66,7 +70,8 @@ func (c *conn) request(args []driver.NamedValue, rows bool) engine.Request {
 // it says to send, on prepared (the inner driver's statement of query) when
 // the text goes as it is and there is one.
 func (c *conn) exec(ctx context.Context, query string, args []driver.NamedValue, prepared driver.Stmt) (driver.Result, error) {
-	step, err := c.sess.Run(ctx, query, namedArgs(args[numOptions(args):]), c.request(args, false))
+	nopt := numOptions(args)
+	step, err := c.sess.Run(ctx, query, namedArgs(args[nopt:]), c.request(args, nopt, false))
 	if err != nil {
 		return nil, engineErr(err)
 	}
@@ -81,7 +86,7 @@ func (c *conn) exec(ctx context.Context, query string, args []driver.NamedValue,
 		res, err = c.innerExec(ctx, query, args)
 	default:
 		var dbArgs []driver.NamedValue
-		if dbArgs, err = c.bind(&step, args, c.argBuf); err == nil {
+		if dbArgs, err = c.bind(&step, args, nopt, c.argBuf); err == nil {
 			res, err = c.innerExec(ctx, step.SQL, dbArgs)
 			// The inner driver is done with the arguments when Exec
 			// returns: keep the slice for the next statement, without the
@@ -109,7 +114,8 @@ func (c *conn) exec(ctx context.Context, query string, args []driver.NamedValue,
 // engine's, as pgx returns the first result of a string; rows without
 // columns for a command.
 func (c *conn) query(ctx context.Context, query string, args []driver.NamedValue, prepared driver.Stmt) (driver.Rows, error) {
-	step, err := c.sess.Run(ctx, query, namedArgs(args[numOptions(args):]), c.request(args, true))
+	nopt := numOptions(args)
+	step, err := c.sess.Run(ctx, query, namedArgs(args[nopt:]), c.request(args, nopt, true))
 	if err != nil {
 		return nil, engineErr(err)
 	}
@@ -129,7 +135,7 @@ func (c *conn) query(ctx context.Context, query string, args []driver.NamedValue
 		// A fresh slice of arguments: rows may still read them after
 		// Query returns.
 		var dbArgs []driver.NamedValue
-		if dbArgs, err = c.bind(&step, args, nil); err != nil {
+		if dbArgs, err = c.bind(&step, args, nopt, nil); err != nil {
 			break
 		}
 		if step.Rows != nil {
@@ -153,11 +159,10 @@ func (c *conn) query(ctx context.Context, query string, args []driver.NamedValue
 // bind returns the arguments of a rewritten statement: the caller's, plus
 // the call values when they are bound as parameters rather than inlined,
 // in buf when it has room.
-func (c *conn) bind(step *engine.Step, args []driver.NamedValue, buf []driver.NamedValue) ([]driver.NamedValue, error) {
+func (c *conn) bind(step *engine.Step, args []driver.NamedValue, nopt int, buf []driver.NamedValue) ([]driver.NamedValue, error) {
 	if !step.Bound {
 		return args, nil
 	}
-	nopt := numOptions(args)
 	if got := len(args) - nopt; got != step.NumParams() {
 		return nil, fmt.Errorf("seqshim: the statement has %d parameters but %d arguments were given", step.NumParams(), got)
 	}

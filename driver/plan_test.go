@@ -301,7 +301,7 @@ func TestRequest(t *testing.T) {
 		{"another inner driver", conn{}, named(int64(1)), true, engine.Request{Rows: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.c.request(tc.args, tc.rows); got != tc.want {
+			if got := tc.c.request(tc.args, numOptions(tc.args), tc.rows); got != tc.want {
 				t.Errorf("request %+v, want %+v", got, tc.want)
 			}
 		})

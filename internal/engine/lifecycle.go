@@ -95,6 +95,9 @@ func (s *Session[A]) Run(ctx context.Context, query string, args A, req Request)
 	if err != nil {
 		return Step{}, err
 	}
+	if p.alone && s.ordinary() {
+		return s.answerAlone(ctx, p, args, req)
+	}
 	if p == passThrough && s.tx == nil || s.eng.shadow != nil {
 		// The hot path: nothing to do but send it. In shadow mode, the
 		// database answers every statement as it would without seqshim,
@@ -114,6 +117,36 @@ func (s *Session[A]) Run(ctx context.Context, query string, args A, req Request)
 	}
 	err = s.planned(ctx, p, args, &step)
 	return step, err
+}
+
+// ordinary reports whether nothing of the session's state bears on a
+// lone Local statement (Statement.alone) but what Session.call reads: no
+// sequence DDL held, no temporary relations, no store sequences left to
+// drop, not in shadow mode.
+func (s *Session[A]) ordinary() bool {
+	return s.tx == nil && !s.temps.maybe && !s.orphansPending && s.pendingDrop.query == "" && s.eng.shadow == nil
+}
+
+// answerAlone is Run for a lone Local statement in an ordinary session:
+// what Session.planned does for it, without the steps that cannot apply.
+// SELECT nextval('s') is the hot path of a program that draws its ids
+// itself.
+func (s *Session[A]) answerAlone(ctx context.Context, p *Statement, args A, req Request) (Step, error) {
+	if err := s.txFailed(); err != nil {
+		return Step{}, err
+	}
+	s.req, s.planMode, s.dmlVerb = req, modeUnknown, ""
+	rows, err := s.local(ctx, &p.plan.Statements[0], args)
+	if err != nil {
+		return Step{}, s.Fail(ctx, err)
+	}
+	step := Step{st: p, RowsAffected: int64(rows.NumRows())}
+	if req.Rows {
+		step.Rows = rows
+	} else {
+		rows.Close()
+	}
+	return step, nil
 }
 
 // errMultipleCommands is PostgreSQL's error for a text of several

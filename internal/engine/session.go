@@ -123,6 +123,10 @@ type Statement struct {
 	session bool               // the plan has effects on the session: SET search_path, DROP SCHEMA, COMMIT, …
 	local   bool               // only Local statements: nothing reaches the database
 	injects bool               // the plan may insert: its text is made again when column defaults change
+	// alone: the text is one Local statement that depends on nothing but
+	// its calls (SELECT nextval('s'), …): in an ordinary session it is
+	// answered without the rest of the lifecycle (Session.answerAlone).
+	alone bool
 
 	// For an injecting text: text was made with version of the store's
 	// column defaults, the session's path generation pathGen and its
@@ -226,6 +230,8 @@ func (s *Session[A]) prepare(ctx context.Context, query string, old *Statement) 
 			}
 			p.temp.draws = p.temp.draws || mayDraw
 		}
+		p.alone = aloneLocal(pl) && !p.session && p.path == 0 && p.pathErr == nil &&
+			p.temp == tempOrder{} && !drawsTemp && !tempTarget
 	}
 	if len(query) > maxPlanText {
 		return p, nil
@@ -250,6 +256,26 @@ func allLocal(pl *rewrite.Plan) bool {
 		}
 	}
 	return len(pl.Statements) > 0
+}
+
+// aloneLocal reports whether pl is one Local statement whose answer
+// depends on its calls alone: no regclass name to print with the
+// database's search_path, no call the database may have to evaluate (of a
+// temporary sequence, or lastval, which may be the database's), no error.
+func aloneLocal(pl *rewrite.Plan) bool {
+	if len(pl.Statements) != 1 || pl.Err != nil || pl.Effects() {
+		return false
+	}
+	st := &pl.Statements[0]
+	if st.Kind != rewrite.Local || st.Fallback() || st.Table != nil {
+		return false
+	}
+	for i := range st.Calls {
+		if c := &st.Calls[i]; c.Temp || c.Func == rewrite.Lastval {
+			return false
+		}
+	}
+	return true
 }
 
 // maxSQLBuf is the largest rendering buffer a session keeps between
