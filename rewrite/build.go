@@ -67,7 +67,7 @@ func build(d Dialect, sql string) *Plan {
 			p.passThrough = false
 		}
 	}
-	if p.passThrough && !p.hasEffects && !p.Inserts {
+	if p.passThrough && !p.hasEffects && !p.Inserts && !p.Redefines {
 		return passThroughPlan
 	}
 	return p

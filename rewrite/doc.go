@@ -109,6 +109,16 @@
 // MySQL and SQLite have no temporary sequences of the database's: CREATE
 // TEMPORARY SEQUENCE is refused there (0A000).
 //
+// [InjectDefaults] writes the store's column defaults into the INSERTs that
+// leave them to the database ([TableLookup] says which tables have them),
+// and checks UPDATE, COPY and MERGE against them: a form PostgreSQL would
+// draw per row is refused (0A000), a value for a GENERATED ALWAYS column is
+// 428C9. An INSERT through an automatically updatable view gets the base
+// table's defaults under the view's names for the columns
+// ([TableDefaults.View]): [ParseView] reads a view's definition as
+// pg_get_viewdef prints it. [Plan.Redefines] marks a text whose CREATE,
+// ALTER or DROP may change what a relation is.
+//
 // # Caveats
 //
 //   - PostgreSQL strings are read with standard_conforming_strings on

@@ -46,7 +46,10 @@ func (p *Plan) effects(l *lexer, toks []token, st *Statement) {
 			st.Mode = ModeUnclear
 		}
 	}
-	if len(toks) > 0 && (l.is(toks[0], "insert") || l.is(toks[0], "with") || l.is(toks[0], "copy") || l.is(toks[0], "update")) {
+	if len(toks) > 0 && (l.is(toks[0], "create") || l.is(toks[0], "alter") || l.is(toks[0], "drop")) {
+		p.Redefines = true
+	}
+	if len(toks) > 0 && (l.is(toks[0], "insert") || l.is(toks[0], "with") || l.is(toks[0], "copy") || l.is(toks[0], "update") || l.is(toks[0], "merge")) {
 		p.Inserts = true
 	}
 	p.Path |= st.Path
@@ -275,7 +278,7 @@ func isSessionWord(w string) bool {
 		return strings.EqualFold(w, "drop") || strings.EqualFold(w, "with") || strings.EqualFold(w, "copy")
 	case 5:
 		return strings.EqualFold(w, "reset") || strings.EqualFold(w, "abort") || strings.EqualFold(w, "alter") ||
-			strings.EqualFold(w, "begin") || strings.EqualFold(w, "start")
+			strings.EqualFold(w, "begin") || strings.EqualFold(w, "start") || strings.EqualFold(w, "merge")
 	case 6:
 		return strings.EqualFold(w, "commit") || strings.EqualFold(w, "create") || strings.EqualFold(w, "insert") ||
 			strings.EqualFold(w, "update")

@@ -71,3 +71,18 @@ func ExampleTableDDL_AppendSQL() {
 	// CREATE TABLE "users" ("id" bigint NOT NULL,"name" text,PRIMARY KEY ("id"))
 	// ALTER TABLE users ADD email text
 }
+
+// ParseView reads a view's definition as PostgreSQL prints it: the relation
+// it selects from and the base column of each of its columns.
+func ExampleParseView() {
+	v, ok := rewrite.ParseView(" SELECT t.id AS order_id,\n    t.note,\n    (t.total * 2) AS double\n   FROM orders t\n  WHERE (t.total > 0);")
+	fmt.Println(ok, v.Base)
+	for _, c := range v.Columns {
+		fmt.Printf("%s <- %q\n", c.Name, c.Base)
+	}
+	// Output:
+	// true orders
+	// order_id <- "id"
+	// note <- "note"
+	// double <- ""
+}

@@ -68,6 +68,8 @@ func FuzzInjectDefaults(f *testing.F) {
 		"INSERT INTO err VALUES (1)",
 		"INSERT INTO sr (a) VALUES ('x'", "INSERT INTO sr (", "INSERT INTO sr (a) VALUES ('x') RETURNING",
 		`INSERT INTO "Mixed" (v) VALUES (1), (2); INSERT INTO public.sr VALUES (DEFAULT)`,
+		"MERGE INTO sr t USING src s ON t.id = s.x WHEN MATCHED THEN UPDATE SET id = DEFAULT WHEN NOT MATCHED THEN INSERT (a) VALUES (s.y)",
+		"MERGE INTO ia t USING (SELECT 1 AS x) s ON t.id = s.x WHEN NOT MATCHED THEN INSERT OVERRIDING USER VALUE VALUES (s.x, 'q')",
 	} {
 		f.Add(s, "a,id,b", uint16(2), uint16(0))
 		f.Add(s, `id,v,"q",x y`, uint16(1), uint16(1))

@@ -36,6 +36,18 @@ type TableDefaults struct {
 	// cannot tell (INSERT … SELECT without a column list: the query may
 	// give fewer columns than the table has).
 	Native, Drawn, MayDraw bool
+	// View: Table is an automatically updatable view, and Defaults are its
+	// columns that write a base table's column with a store default
+	// (ColumnSequence.Base): PostgreSQL applies the base table's default
+	// to a base column an INSERT through the view leaves out, but not to
+	// an UPDATE's SET … = DEFAULT (that is NULL, or the view column's own
+	// default), and COPY into a view fails.
+	View bool
+	// Unserved, for a view, is why seqshim cannot serve an INSERT through
+	// it (a base column with a store default the view does not expose
+	// simply): InjectDefaults fails every INSERT into it with 0A000 and
+	// this message.
+	Unserved string
 }
 
 // ColumnSequence is a column whose default draws from a store sequence.
@@ -43,12 +55,26 @@ type ColumnSequence struct {
 	Column   string            // the column's name as stored
 	Sequence string            // the sequence's canonical name
 	Kind     sequence.Identity // DEFAULT nextval (serial), or identity
+	Base     string            // for a view's column: the base table's column it writes, which PostgreSQL's errors name
+	Also     []string          // for a view's column: the view's other columns that write Base too
+}
+
+// is reports whether c, a column an INSERT or UPDATE names, is d's.
+func (d *ColumnSequence) is(c string) bool { return c == d.Column || slices.Contains(d.Also, c) }
+
+// base is the name PostgreSQL's errors give the column: the base table's,
+// through a view.
+func (d *ColumnSequence) base() string {
+	if d.Base != "" {
+		return d.Base
+	}
+	return d.Column
 }
 
 // column returns the default of column c, or nil.
 func (t *TableDefaults) column(c string) *ColumnSequence {
 	for i := range t.Defaults {
-		if t.Defaults[i].Column == c {
+		if t.Defaults[i].is(c) {
 			return &t.Defaults[i]
 		}
 	}
@@ -64,7 +90,7 @@ type TableLookup func(table string, unqualified, columns bool) (*TableDefaults, 
 // InjectDefaults returns sql with the store-backed column defaults of its
 // INSERT statements written out as nextval calls, and whether it changed
 // anything. lookup says which tables have such defaults; it is called once
-// per INSERT, UPDATE or COPY target. Errors are PostgreSQL's for an
+// per INSERT, UPDATE, MERGE or COPY target. Errors are PostgreSQL's for an
 // explicit value in a GENERATED ALWAYS column (428C9), and 0A000 for the
 // forms seqshim cannot serve; a text it cannot read is returned unchanged
 // (the database reports its errors).
@@ -150,6 +176,10 @@ func (s *stmt) injectDefaults(lookup TableLookup) ([]insertEdit, error) {
 			if err := s.checkUpdate(i, lookup); err != nil {
 				return nil, err
 			}
+		case s.is(i, "merge") && s.startsQuery(i):
+			if err := s.checkMerge(i, lookup); err != nil {
+				return nil, err
+			}
 		case i == 0 && s.is(i, "copy"):
 			if err := s.checkCopy(i, lookup); err != nil {
 				return nil, err
@@ -206,6 +236,29 @@ func (s *stmt) items(open int) [][2]int {
 	return s.args(open, close)
 }
 
+// columnList reads the column list opened at token open: the columns as
+// stored; false for one the database decides (c.field, c[1]).
+func (s *stmt) columnList(open int) ([]string, bool) {
+	var cols []string
+	for _, it := range s.items(open) {
+		c, ok := s.columnName(it[0])
+		if !ok || it[1] != it[0]+1 {
+			return nil, false
+		}
+		cols = append(cols, c)
+	}
+	return cols, true
+}
+
+// overridingAt reads OVERRIDING {SYSTEM | USER} VALUE at token j: "system",
+// "user", or "" when there is none, and the token after it.
+func (s *stmt) overridingAt(j int) (string, int) {
+	if s.is(j, "overriding") && (s.is(j+1, "system") || s.is(j+1, "user")) && s.is(j+2, "value") {
+		return strings.ToLower(s.text(j + 1)), j + 3
+	}
+	return "", j
+}
+
 // injectInsert plans the edits of the INSERT at token i.
 func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 	table, unqualified, j, ok := s.target(i + 2)
@@ -220,20 +273,12 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 	listOpen := -1
 	if s.punct(j, '(') && !s.is(j+1, "select") && !s.is(j+1, "values") && !s.is(j+1, "with") && !s.is(j+1, "table") {
 		listOpen = j
-		for _, it := range s.items(j) {
-			c, ok := s.columnName(it[0])
-			if !ok || it[1] != it[0]+1 {
-				return nil, nil // c.field, c[1]: the database decides
-			}
-			cols = append(cols, c)
+		if cols, ok = s.columnList(j); !ok {
+			return nil, nil
 		}
 		j = s.match[j] + 1
 	}
-	overriding := ""
-	if s.is(j, "overriding") && (s.is(j+1, "system") || s.is(j+1, "user")) && s.is(j+2, "value") {
-		overriding = strings.ToLower(s.text(j + 1))
-		j += 3
-	}
+	overriding, j := s.overridingAt(j)
 	var source int // 0: DEFAULT VALUES, 1: VALUES, 2: a query
 	switch {
 	case s.is(j, "default") && s.is(j+1, "values"):
@@ -243,6 +288,9 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 		source = 2
 	}
 	t, err := lookup(table, unqualified, listOpen < 0 && source == 1)
+	if err == nil && t != nil && t.Unserved != "" {
+		err = unsupported("%s", t.Unserved)
+	}
 	if err != nil || t == nil || len(t.Defaults) == 0 {
 		return nil, err // none: DEFAULT VALUES would become () VALUES ()
 	}
@@ -255,17 +303,13 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 		return nil, nil
 	}
 	if source == 2 {
-		given := map[string]bool{}
-		for _, c := range cols {
-			given[c] = true
-		}
 		for _, d := range t.Defaults {
-			if listOpen < 0 || !given[d.Column] {
+			if listOpen < 0 || !slices.ContainsFunc(cols, d.is) {
 				return nil, perRow("INSERT … SELECT into %s leaves column %s to its default, which seqshim draws from sequence %s once per statement, not per row: list the columns and insert with VALUES, or select nextval('%s') in the query (SELECT nextval('%s') FROM generate_series(1, n) is served)",
 					t.Table, sequence.QuoteIdent(d.Column), d.Sequence, d.Sequence, d.Sequence)
 			}
 			if d.Kind == sequence.IdentityAlways && overriding == "" {
-				return nil, generatedAlways(d.Column)
+				return nil, generatedAlways(d.base())
 			}
 			if d.Kind.IsIdentity() && overriding == "user" {
 				return nil, perRow("INSERT … OVERRIDING USER VALUE SELECT into %s draws column %s from sequence %s for every row, which seqshim serves once per statement: leave the column out of a VALUES insert instead",
@@ -322,7 +366,7 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 		d := &t.Defaults[k]
 		at := -1
 		for c := range cols {
-			if cols[c] == d.Column {
+			if d.is(cols[c]) {
 				at = c
 			}
 		}
@@ -375,7 +419,7 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 				continue
 			}
 			if d.Kind == sequence.IdentityAlways && overriding == "" {
-				return nil, generatedAlways(d.Column)
+				return nil, generatedAlways(d.base())
 			}
 		}
 	}
@@ -574,16 +618,28 @@ func (s *stmt) checkUpdate(i int, lookup TableLookup) error {
 		d := t.column(st.col)
 		switch {
 		case d == nil:
+		case st.defaults && t.View:
+			// Through a view, DEFAULT is the view column's default, NULL
+			// without one: not the base table's, which seqshim serves.
+			if d.Kind == sequence.IdentityAlways {
+				return updatedAlways(d.base())
+			}
 		case st.defaults:
 			return perRow("UPDATE … SET %s = DEFAULT draws one value per row from sequence %s, which seqshim serves once per statement: set it to nextval('%s') row by row, or update one row at a time",
 				sequence.QuoteIdent(st.col), d.Sequence, d.Sequence)
 		case d.Kind == sequence.IdentityAlways:
-			return &sequence.Error{Code: codeGeneratedAlways, Kind: sequence.ErrInvalid,
-				Message: `column "` + st.col + `" can only be updated to DEFAULT`,
-				Detail:  `Column "` + st.col + `" is an identity column defined as GENERATED ALWAYS.`}
+			return updatedAlways(d.base())
 		}
 	}
 	return nil
+}
+
+// updatedAlways is PostgreSQL's error for an UPDATE that sets a GENERATED
+// ALWAYS identity column to a value.
+func updatedAlways(column string) error {
+	return &sequence.Error{Code: codeGeneratedAlways, Kind: sequence.ErrInvalid,
+		Message: `column "` + column + `" can only be updated to DEFAULT`,
+		Detail:  `Column "` + column + `" is an identity column defined as GENERATED ALWAYS.`}
 }
 
 // checkCopy refuses COPY t FROM a source with a column list that leaves out
@@ -608,8 +664,8 @@ func (s *stmt) checkCopy(i int, lookup TableLookup) error {
 		return nil // COPY t TO, or every column given
 	}
 	t, err := lookup(table, unqualified, false)
-	if err != nil || t == nil {
-		return err
+	if err != nil || t == nil || t.View {
+		return err // COPY into a view: the database's error
 	}
 	for _, d := range t.Defaults {
 		if t.Native {

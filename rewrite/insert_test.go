@@ -145,3 +145,52 @@ func TestInjectedPlan(t *testing.T) {
 		t.Fatalf("rendered %s (bound %v)", sql, bound)
 	}
 }
+
+// TestInjectMerge: a MERGE's actions are checked against the target's
+// store defaults: what PostgreSQL would draw per row is refused (0A000),
+// a value for a GENERATED ALWAYS column is 428C9, the rest goes as written.
+func TestInjectMerge(t *testing.T) {
+	lookup := func(table string, _, _ bool) (*TableDefaults, error) {
+		switch table {
+		case "ma":
+			return &TableDefaults{Table: "ma", Columns: []string{"a", "b"}, Defaults: []ColumnSequence{{Column: "a", Sequence: "ma_a_seq", Kind: sequence.IdentityAlways}}}, nil
+		case "mb":
+			return &TableDefaults{Table: "mb", Columns: []string{"a", "b"}, Defaults: []ColumnSequence{{Column: "a", Sequence: "mb_a_seq", Kind: sequence.IdentityByDefault}}}, nil
+		case "ms":
+			return &TableDefaults{Table: "ms", Columns: []string{"id", "b"}, Defaults: []ColumnSequence{{Column: "id", Sequence: "ms_id_seq"}}}, nil
+		}
+		return nil, nil
+	}
+	const using = " t USING src s ON t.a = s.x WHEN NOT MATCHED THEN "
+	for _, tc := range []struct{ sql, code string }{
+		{"MERGE INTO ma" + using + "INSERT (a, b) VALUES (s.x, s.y)", "428C9"},
+		{"MERGE INTO ma" + using + "INSERT VALUES (s.x, s.y)", "428C9"},
+		{"MERGE INTO ma" + using + "INSERT (a, b) OVERRIDING SYSTEM VALUE VALUES (s.x, s.y)", ""},
+		{"MERGE INTO ma" + using + "INSERT (a, b) OVERRIDING USER VALUE VALUES (s.x, s.y)", "0A000"},
+		{"MERGE INTO ma" + using + "INSERT (b) VALUES (s.y)", "0A000"},
+		{"MERGE INTO ma" + using + "INSERT DEFAULT VALUES", "0A000"},
+		{"MERGE INTO ma" + using + "INSERT (a, b) VALUES (DEFAULT, s.y)", "0A000"},
+		{"MERGE INTO mb" + using + "INSERT (a, b) VALUES (s.x, s.y)", ""},
+		{"MERGE INTO mb" + using + "INSERT (a, b) OVERRIDING USER VALUE VALUES (s.x, s.y)", "0A000"},
+		{"MERGE INTO ms" + using + "INSERT (id, b) VALUES (s.x, s.y)", ""},
+		{"MERGE INTO ms" + using + "INSERT (b) VALUES (s.y)", "0A000"},
+		{"MERGE INTO ms" + using + "DO NOTHING", ""},
+		{"MERGE INTO ms t USING src s ON t.id = s.x WHEN MATCHED THEN UPDATE SET id = DEFAULT", "0A000"},
+		{"MERGE INTO ms t USING src s ON t.id = s.x WHEN MATCHED THEN UPDATE SET b = s.y, id = s.x WHEN NOT MATCHED THEN INSERT (id, b) VALUES (s.x, s.y)", ""},
+		{"MERGE INTO ma t USING src s ON t.a = s.x WHEN MATCHED AND s.y > 0 THEN UPDATE SET a = s.x", "428C9"},
+		{"MERGE INTO ma t USING src s ON t.a = s.x WHEN MATCHED THEN UPDATE SET b = s.y WHEN MATCHED THEN DELETE", ""},
+		{"MERGE INTO other" + using + "INSERT (b) VALUES (s.y)", ""},
+		{"WITH src AS (SELECT 1 AS x) MERGE INTO ms" + using + "INSERT (b) VALUES (s.y)", "0A000"},
+	} {
+		got, _, err := InjectDefaults(Postgres, tc.sql, lookup)
+		code := ""
+		if se := (*sequence.Error)(nil); errors.As(err, &se) {
+			code = se.Code
+		} else if err != nil {
+			code = err.Error()
+		}
+		if code != tc.code || err == nil && got != tc.sql {
+			t.Errorf("%s: %q, %v; want code %q and the text unchanged", tc.sql, got, err, tc.code)
+		}
+	}
+}

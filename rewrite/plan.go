@@ -349,10 +349,13 @@ type Plan struct {
 	// Temps is the union of the statements' effects on the session's
 	// temporary relations.
 	Temps TempEffect
-	// Inserts is true when a statement starts with INSERT, UPDATE, COPY or
-	// WITH: one that may insert into a table whose column defaults the
+	// Inserts is true when a statement starts with INSERT, UPDATE, MERGE,
+	// COPY or WITH: one that may insert into a table whose column defaults the
 	// store serves (see [InjectDefaults]).
 	Inserts bool
+	// Redefines is true when a statement starts with CREATE, ALTER or
+	// DROP: it may change what a relation is (a view's definition, say).
+	Redefines bool
 
 	passThrough bool // no statement has sequence work
 	hasEffects  bool // a statement has an effect on the session: see effects.go

@@ -46,8 +46,8 @@ type TableAction uint8
 // ALTER TABLE subcommands. COLUMN is optional wherever PostgreSQL allows
 // it to be left out.
 const (
-	// OtherCmd is any other subcommand (ADD CONSTRAINT, SET NOT NULL,
-	// OWNER TO, …), kept as written.
+	// OtherCmd is any other subcommand (ADD CONSTRAINT, OWNER TO, …),
+	// kept as written.
 	OtherCmd TableAction = iota
 	// AddColumn: ADD [COLUMN] [IF NOT EXISTS] column definition (Def).
 	AddColumn
@@ -80,13 +80,16 @@ const (
 	// DropNotNull: ALTER [COLUMN] c DROP NOT NULL, which an identity
 	// column refuses.
 	DropNotNull
+	// SetNotNull: ALTER [COLUMN] c SET NOT NULL, which ADD GENERATED later
+	// in the statement relies on.
+	SetNotNull
 )
 
 var tableActionNames = [...]string{
 	OtherCmd: "other", AddColumn: "ADD COLUMN", SetDefault: "SET DEFAULT", DropDefault: "DROP DEFAULT",
 	AddIdentity: "ADD GENERATED", SetIdentity: "SET GENERATED/RESTART", DropIdentity: "DROP IDENTITY",
 	AlterType: "TYPE", DropColumn: "DROP COLUMN", RenameColumn: "RENAME COLUMN", RenameTable: "RENAME TO",
-	SetSchema: "SET SCHEMA", DropNotNull: "DROP NOT NULL",
+	SetSchema: "SET SCHEMA", DropNotNull: "DROP NOT NULL", SetNotNull: "SET NOT NULL",
 }
 
 // String returns the subcommand's SQL words.
@@ -149,10 +152,17 @@ type ColumnDef struct {
 	Start, End int
 
 	typeStart, typeEnd int // the type
+	seqType            sequence.Type
+	seqTypeErr         error
 	qualAt             int // where the constraints start: where a NOT NULL is written
 	defStart, defEnd   int // the DEFAULT or GENERATED clause, with the CONSTRAINT name before it
 	clauseStart        int // the clause without its CONSTRAINT name
 }
+
+// SeqType returns the column's type as a sequence type, or PostgreSQL's
+// error for an identity column of a type that is not smallint, integer or
+// bigint (what ADD GENERATED later in the same ALTER TABLE refuses).
+func (c *ColumnDef) SeqType() (sequence.Type, error) { return c.seqType, c.seqTypeErr }
 
 // DefaultDef is a column default that draws from a sequence.
 type DefaultDef struct {

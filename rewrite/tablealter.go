@@ -66,7 +66,7 @@ func (s *stmt) alterTableDDL(st *Statement) bool {
 	relevant := false
 	for k := range t.Cmds {
 		switch c := &t.Cmds[k]; c.Action {
-		case OtherCmd:
+		case OtherCmd, SetNotNull: // SET NOT NULL matters only to the others
 		case AddColumn:
 			relevant = relevant || c.Def.Default != nil
 		default:
@@ -235,6 +235,8 @@ func (s *stmt) alterColumn(c *TableCmd, j, b int, errs *tableErrs, covered *[][2
 			return
 		}
 		c.Action = DropNotNull
+	case s.is(j, "set") && s.is(j+1, "not") && s.is(j+2, "null") && j+3 == b:
+		c.Action = SetNotNull
 	case s.is(j, "add") && s.is(j+1, "generated"):
 		kind, open, end := s.identityClause(j+1, b, errs)
 		if end < 0 {

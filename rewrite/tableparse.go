@@ -354,6 +354,7 @@ func (s *stmt) columnDef(a, b int, typed bool, table string, errs *tableErrs, co
 		k = s.typeEnd(k, b)
 		te = k
 		c.TypeText = s.src(ts, te)
+		c.seqType, c.seqTypeErr = s.columnSeqType(ts, te)
 		c.typeStart, c.typeEnd = s.off(ts), s.offEnd(te-1)
 		if s.is(k, "compression") {
 			if k+1 >= b || !s.isName(k+1) {

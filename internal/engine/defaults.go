@@ -44,8 +44,9 @@ type tableSet struct {
 	// would cost every INSERT more than the rest of this check.
 	stale atomic.Bool
 
-	mu      sync.Mutex          // guards columns
-	columns map[string][]string // table → its columns in order, as read from the database
+	mu      sync.Mutex           // guards columns and views
+	columns map[string][]string  // table → its columns in order, as read from the database
+	views   map[string]viewEntry // a name INSERTs went to, and its search_path: what it is (views.go)
 }
 
 // defaults is the engine's view of the store's column defaults in one
@@ -213,7 +214,7 @@ func sameTables(a, b map[string]*rewrite.TableDefaults) bool {
 			return false
 		}
 		for i := range ta.Defaults {
-			if ta.Defaults[i] != tb.Defaults[i] {
+			if a, b := ta.Defaults[i], tb.Defaults[i]; a.Column != b.Column || a.Sequence != b.Sequence || a.Kind != b.Kind {
 				return false
 			}
 		}
@@ -259,7 +260,7 @@ func (s *Session[A]) inject(ctx context.Context, query string) (text string, ver
 		ts = ts.overlay(s.heldDefaults())
 		memo = false
 	}
-	s.injected = s.injected[:0]
+	s.injected, s.viaView = s.injected[:0], false
 	if ts == nil && !s.temps.maybe {
 		return query, version, memo, nil
 	}
@@ -275,7 +276,9 @@ func (s *Session[A]) inject(ctx context.Context, query string) (text string, ver
 	if err != nil {
 		return "", 0, false, err
 	}
-	return text, version, memo, nil
+	// Through a view, the text is made again at each use, from what
+	// viewDefaults keeps: views change without the store knowing.
+	return text, version, memo && !s.viaView, nil
 }
 
 // tableDefaults returns the column defaults of table, resolving an
@@ -300,6 +303,9 @@ func (s *Session[A]) tableDefaults(ctx context.Context, ts *tableSet, table stri
 				}
 			}
 		}
+	}
+	if t == nil && s.db != nil {
+		return s.viewDefaults(ctx, ts, table, unqualified)
 	}
 	if t == nil || !columns {
 		return t, nil

@@ -121,7 +121,9 @@
 // defaults) as held DDL — outside a transaction block inside one it opens
 // (BEGIN … the commit protocol above), inside one at the transaction's
 // COMMIT. INSERTs into such tables get the defaults written out as nextval
-// calls before they are planned (defaults.go).
+// calls before they are planned (defaults.go), and so do INSERTs through
+// automatically updatable views over them, under the view's names for the
+// columns (views.go).
 //
 // Why store first: a store that refuses (down, a name taken meanwhile)
 // then costs nothing but a rolled-back transaction, and a failing COMMIT

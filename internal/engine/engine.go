@@ -31,6 +31,9 @@ type Engine struct {
 	// session's resolutions of unqualified names made before a change are
 	// stale.
 	ddlGen atomic.Uint64
+	// relGen counts the texts with CREATE, ALTER or DROP the engine's
+	// sessions sent: what it read of views before is read again.
+	relGen atomic.Uint64
 
 	dbDefaults sync.Map // database identity → *defaults: the store's column defaults there (defaults.go)
 

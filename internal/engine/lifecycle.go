@@ -229,6 +229,9 @@ func (s *Session[A]) Finish(ctx context.Context, step *Step, err error) error {
 		}
 		return s.DatabaseError(ctx, err)
 	}
+	if p.plan != nil && p.plan.Redefines {
+		s.eng.relGen.Add(1) // what views.go read may have changed
+	}
 	switch {
 	case s.eng.shadow != nil:
 		s.shadowCounted()
@@ -397,6 +400,9 @@ func (s *Session[A]) heldPassThrough(ctx context.Context, query string, p *State
 		s.rollbackTo(ctl.Savepoint)
 	case rewrite.TxRelease:
 		s.release(ctl.Savepoint)
+	}
+	if p.plan != nil && p.plan.Redefines {
+		s.eng.relGen.Add(1)
 	}
 	s.afterSent(p.plan)
 	return done, nil

@@ -62,6 +62,7 @@ type Session[A Args] struct {
 	native     rewrite.Natives          // while evaluating: what is left to the database (temporary sequences)
 	nativeAny  bool                     // native has anything
 	injected   []*rewrite.TableDefaults // while injecting: the temporary tables' defaults handed out
+	viaView    bool                     // while injecting: an INSERT went through a view (views.go)
 	tempTarget bool                     // while injecting: an INSERT, UPDATE or COPY target is a temporary table
 	sqlBuf     []byte                   // rendering buffer, reused
 	shadow     []shadowDraw             // shadow mode: the draws of the statement running
@@ -216,7 +217,7 @@ func (s *Session[A]) prepare(ctx context.Context, query string, old *Statement) 
 		return old, nil
 	}
 	var p *Statement
-	if pl.PassThrough() && !pl.Effects() && !injects {
+	if pl.PassThrough() && !pl.Effects() && !injects && !pl.Redefines {
 		p = passThrough
 	} else {
 		p = &Statement{plan: pl, local: allLocal(pl), query: query, text: text, injects: injects,

@@ -401,9 +401,9 @@ func (s *Session[A]) planTable(ctx context.Context, st *rewrite.Statement) (*tab
 
 // newColumnSequence returns the op that creates the sequence of a serial or
 // identity column c of table, owned by it, with its column default, and
-// records its name in taken.
-func (s *Session[A]) newColumnSequence(ctx context.Context, table tableRef, column string, d *rewrite.DefaultDef, taken map[string]bool) (func(context.Context) error, error) {
-	seq := d.Seq
+// records its name in taken; seq is that name.
+func (s *Session[A]) newColumnSequence(ctx context.Context, table tableRef, column string, d *rewrite.DefaultDef, taken map[string]bool) (op func(context.Context) error, seq string, err error) {
+	seq = d.Seq
 	if seq != "" && d.SeqUnqualified {
 		seq = sequence.FormatName(table.schema, sequence.RelName(seq))
 	}
@@ -425,7 +425,7 @@ func (s *Session[A]) newColumnSequence(ctx context.Context, table tableRef, colu
 			return false
 		})
 		if qerr != nil {
-			return nil, qerr
+			return nil, "", qerr
 		}
 	}
 	taken[seq] = true
@@ -435,7 +435,7 @@ func (s *Session[A]) newColumnSequence(ctx context.Context, table tableRef, colu
 	owner := table.quoted() + `."` + strings.ReplaceAll(column, `"`, `""`) + `"`
 	return func(ctx context.Context) error {
 		return s.ddl(ctx, &rewrite.DDL{Op: rewrite.Create, Names: []string{seq}, Clauses: cl, OwnedBy: owner})
-	}, nil
+	}, seq, nil
 }
 
 // visibleSeq reports whether a store sequence name exists for the session
@@ -519,7 +519,7 @@ func (s *Session[A]) createTable(ctx context.Context, t *rewrite.TableDDL) (*tab
 			col := sequence.ColumnDefault{Table: table.canonical(), Column: c.Name}
 			ops = append(ops, s.editDefaults(seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault { return sequence.WithDefault(ds, col) }))
 		default:
-			op, err := s.newColumnSequence(ctx, table, c.Name, d, taken)
+			op, _, err := s.newColumnSequence(ctx, table, c.Name, d, taken)
 			if err != nil {
 				return nil, err
 			}
@@ -564,6 +564,18 @@ func (s *Session[A]) columnFacts(ctx context.Context, table tableRef, column str
 		return columnFacts{}, err
 	}
 	return columnFacts{exists: true, notNull: rows[0][0] == "true", typ: rows[0][1], hasDefault: rows[0][2] == "true"}, nil
+}
+
+// addedFacts are the facts of column def, added by the statement.
+func addedFacts(def *rewrite.ColumnDef) columnFacts {
+	f := columnFacts{exists: true, notNull: def.NotNull, typ: def.TypeText, hasDefault: def.Default != nil}
+	if t, err := def.SeqType(); err == nil {
+		f.typ = t.String()
+	}
+	if d := def.Default; d != nil && (d.Serial || d.Kind.IsIdentity()) {
+		f.notNull = true
+	}
+	return f
 }
 
 // identityType is the sequence type of an identity column of database type
@@ -612,6 +624,10 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 		how[i] = rewrite.AsWritten
 	}
 	taken := map[string]bool{}
+	// What earlier subcommands of the statement did to a column, which
+	// later ones see, as in PostgreSQL: columns added, SET or DROP NOT NULL.
+	added := map[string]columnFacts{}
+	notNull := map[string]bool{}
 	var ops []func(context.Context) error
 	orphans := false
 	unbind := func(column string) {
@@ -678,12 +694,14 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 						sequence.QuoteIdent(c.Def.Name), table.canonical(), sequence.QuoteIdent(c.Def.Name))
 				}
 				how[i] = rewrite.Strip
-				op, err := s.newColumnSequence(ctx, table, c.Def.Name, d, taken)
+				op, seq, err := s.newColumnSequence(ctx, table, c.Def.Name, d, taken)
 				if err != nil {
 					return nil, err
 				}
 				ops = append(ops, op)
+				binds[c.Def.Name] = binding{seq: seq, kind: d.Kind}
 			}
+			added[c.Def.Name] = addedFacts(c.Def)
 		case rewrite.SetDefault:
 			if bound && b.kind.IsIdentity() {
 				return nil, identityColumnError(c.Column, table.rel, false)
@@ -711,13 +729,21 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 			if bound && b.kind.IsIdentity() {
 				return nil, identityColumnError(c.Column, table.rel, false)
 			}
+			notNull[c.Column] = false
+		case rewrite.SetNotNull:
+			notNull[c.Column] = true
 		case rewrite.AddIdentity:
-			facts, err := s.columnFacts(ctx, table, c.Column)
-			switch {
-			case err != nil:
-				return nil, err
-			case !facts.exists:
+			facts, ok := added[c.Column]
+			if !ok {
+				if facts, err = s.columnFacts(ctx, table, c.Column); err != nil {
+					return nil, err
+				}
+			}
+			if !facts.exists {
 				continue // the database reports it
+			}
+			if v, ok := notNull[c.Column]; ok {
+				facts.notNull = v // as an earlier subcommand of the statement left it
 			}
 			// PostgreSQL's order: the type (its sequence is created
 			// first), then NOT NULL, an identity already, a default.
@@ -737,12 +763,12 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 				d.Clauses.Type = sequence.TypeOf(typ)
 			}
 			how[i] = rewrite.Omit
-			op, err := s.newColumnSequence(ctx, table, c.Column, &d, taken)
+			op, seq, err := s.newColumnSequence(ctx, table, c.Column, &d, taken)
 			if err != nil {
 				return nil, err
 			}
 			ops = append(ops, op)
-			binds[c.Column] = binding{kind: d.Kind}
+			binds[c.Column] = binding{seq: seq, kind: d.Kind}
 		case rewrite.SetIdentity:
 			if !bound || !b.kind.IsIdentity() {
 				continue // the database's identity, or its error
