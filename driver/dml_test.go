@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -87,5 +88,28 @@ func TestPGMergePerRow(t *testing.T) {
 	}
 	if n := queryInt64(t, db, "SELECT count(*) FROM "+tbl); n != 1 {
 		t.Errorf("%d rows, want 1", n)
+	}
+}
+
+// TestPGViewReplacedElsewhere: a view replaced around seqshim (here by a
+// connection without it, as by another process) so that its columns are
+// other base columns is followed by the next INSERT through it, the same
+// text: the default goes to the column the view now shows it as.
+func TestPGViewReplacedElsewhere(t *testing.T) {
+	db := seqshimDB(t, memstore.New())
+	native := nativeDB(t)
+	tbl := uniq(t, "vr")
+	view := tbl + "_v"
+	mustExec(t, db, "CREATE TABLE "+tbl+" (id bigserial PRIMARY KEY, other bigint, v text)")
+	t.Cleanup(func() { _, _ = db.Exec("DROP TABLE " + tbl + " CASCADE") })
+	mustExec(t, native, "CREATE VIEW "+view+" AS SELECT id AS a, other AS b, v FROM "+tbl)
+	insert := "INSERT INTO " + view + " (b, v) VALUES (5, 'x') RETURNING a, b"
+	var a, b sql.NullInt64
+	if err := db.QueryRow(insert).Scan(&a, &b); err != nil || a.Int64 != 1 || b.Int64 != 5 {
+		t.Fatalf("before: a %v, b %v, %v; want the id 1 drawn, 5 given", a, b, err)
+	}
+	mustExec(t, native, "CREATE OR REPLACE VIEW "+view+" AS SELECT other AS a, id AS b, v FROM "+tbl)
+	if err := db.QueryRow(insert).Scan(&a, &b); err != nil || a.Valid || b.Int64 != 5 {
+		t.Fatalf("after: a %v, b %v, %v; want a NULL (other), b 5 (the id given)", a, b, err)
 	}
 }

@@ -44,9 +44,9 @@ type tableSet struct {
 	// would cost every INSERT more than the rest of this check.
 	stale atomic.Bool
 
-	mu      sync.Mutex           // guards columns and views
-	columns map[string][]string  // table → its columns in order, as read from the database
-	views   map[string]viewEntry // a name INSERTs went to, and its search_path: what it is (views.go)
+	mu      sync.Mutex          // guards columns and views
+	columns map[string][]string // table → its columns in order, as read from the database
+	views   map[string]uint64   // a name INSERTs went to, and its search_path, that is no view with store defaults: the relGen it was found at (views.go)
 }
 
 // defaults is the engine's view of the store's column defaults in one

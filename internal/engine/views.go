@@ -17,11 +17,15 @@ import (
 // the table itself, under the view's name for the column: viewDefaults
 // finds that name by reading the view's definition from the catalog.
 //
-// What it read is kept with the table set (so for at most defaultsTTL),
-// per name and search_path, and dropped when a session of the engine
-// sends CREATE, ALTER or DROP (Engine.relGen); a text injected through a
-// view is made again at each use (cheaply: from that memo), so that it
-// follows.
+// A view is read at every execution of an INSERT through it (a text
+// injected through a view is made again at each use): another process may
+// replace it, so that its columns are other base columns, and writing the
+// default into the column it was would be a silent difference. What is
+// kept is only that a name is no such view (a table, or a view without
+// store defaults under it), with the table set (so for at most
+// defaultsTTL), per name and search_path, until a session of the engine
+// sends CREATE, ALTER or DROP (Engine.relGen): a name another process
+// turns into such a view meanwhile fails (23502) rather than differs.
 
 // maxViewDepth bounds the views over views followed to a table.
 const maxViewDepth = 16
@@ -40,13 +44,6 @@ const viewQuery = `SELECT n.nspname, c.relname, c.relkind::text,
 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 WHERE c.oid = pg_catalog.to_regclass($1)`
 
-// viewEntry is what viewDefaults found for a name: the view's defaults, or
-// nil (not a view, or none of a store table), at relGen gen.
-type viewEntry struct {
-	t   *rewrite.TableDefaults
-	gen uint64
-}
-
 // viewDefaults returns the store defaults an INSERT into table (as
 // written: unqualified resolves through the search_path) draws through a
 // view, or nil when table is no such view; the session's viaView is set
@@ -61,24 +58,23 @@ func (s *Session[A]) viewDefaults(ctx context.Context, ts *tableSet, table strin
 	}
 	gen := s.eng.relGen.Load()
 	ts.mu.Lock()
-	e, ok := ts.views[key]
+	g, ok := ts.views[key]
 	ts.mu.Unlock()
-	if ok && e.gen == gen {
-		s.viaView = s.viaView || e.t != nil
-		return e.t, nil
+	if ok && g == gen {
+		return nil, nil // no such view
 	}
 	t, known, err := s.readView(ctx, ts, arg)
-	if err != nil || !known {
-		return nil, err
+	if err != nil || !known || t != nil {
+		s.viaView = s.viaView || t != nil
+		return t, err
 	}
 	ts.mu.Lock()
 	if ts.views == nil {
-		ts.views = map[string]viewEntry{}
+		ts.views = map[string]uint64{}
 	}
-	ts.views[key] = viewEntry{t, gen}
+	ts.views[key] = gen
 	ts.mu.Unlock()
-	s.viaView = s.viaView || t != nil
-	return t, nil
+	return nil, nil
 }
 
 // readView reads the view arg names from the catalog, and the views under
