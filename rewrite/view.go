@@ -21,9 +21,11 @@ type ViewColumn struct {
 
 // ParseView reads def, a view definition as pg_get_viewdef prints it. ok is
 // false unless it is SELECT items FROM one relation, optionally ONLY,
-// aliased and filtered by WHERE: anything else (a join, DISTINCT, GROUP BY,
-// a set operation, a subquery in FROM, …) is a view PostgreSQL does not
-// update automatically.
+// aliased, filtered by WHERE and ordered: anything else (a join, DISTINCT,
+// GROUP BY, LIMIT, a set operation, a subquery in FROM, …) is a view
+// PostgreSQL does not update automatically. (Neither does it update one
+// whose items are aggregates, window functions or set-returning functions,
+// which ParseView reads as expressions: pg_relation_is_updatable says.)
 func ParseView(def string) (v View, ok bool) {
 	l := lex(Postgres, def)
 	if l.unreadable() {
@@ -76,17 +78,17 @@ func ParseView(def string) (v View, ok bool) {
 	if s.is(end, "as") {
 		end++
 	}
-	if s.isName(end) && !s.is(end, "where") {
+	if s.isName(end) && !s.is(end, "where") && !s.is(end, "order") {
 		end++ // an alias
 	}
-	if end < len(s.toks) && !s.is(end, "where") {
+	if end < len(s.toks) && !s.is(end, "where") && !s.is(end, "order") {
 		return View{}, false // a join, GROUP BY, …
 	}
 	if end < len(s.toks) {
 		for k := end; k < len(s.toks); k++ {
 			if s.group[k] == 0 && (s.is(k, "group") || s.is(k, "having") || s.is(k, "limit") ||
 				s.is(k, "offset") || s.is(k, "union") || s.is(k, "intersect") || s.is(k, "except") ||
-				s.is(k, "window") || s.is(k, "order") || s.is(k, "fetch")) {
+				s.is(k, "window") || s.is(k, "fetch")) {
 				return View{}, false
 			}
 		}

@@ -32,13 +32,15 @@ const maxViewDepth = 16
 
 // viewQuery returns, for the relation its parameter names (regclass
 // input), its schema, name and kind, and for a view its definition, whether
-// it has INSERT rules or INSTEAD OF INSERT triggers (then PostgreSQL does
-// not update it automatically, and the base defaults do not apply), and its
-// columns with defaults of their own.
+// PostgreSQL does not insert into it automatically (pg_relation_is_updatable
+// without its INSERT bit: an aggregate, a join, …; or INSERT rules or
+// INSTEAD OF INSERT triggers: then the base defaults do not apply either),
+// and its columns with defaults of their own.
 const viewQuery = `SELECT n.nspname, c.relname, c.relkind::text,
  CASE WHEN c.relkind = 'v' THEN pg_catalog.pg_get_viewdef(c.oid) END,
- (EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite r WHERE r.ev_class = c.oid AND r.ev_type = '3')
-  OR EXISTS (SELECT 1 FROM pg_catalog.pg_trigger g WHERE g.tgrelid = c.oid AND g.tgtype & 68 = 68))::text,
+ (c.relkind = 'v' AND (pg_catalog.pg_relation_is_updatable(c.oid, false) & 8 = 0
+  OR EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite r WHERE r.ev_class = c.oid AND r.ev_type = '3')
+  OR EXISTS (SELECT 1 FROM pg_catalog.pg_trigger g WHERE g.tgrelid = c.oid AND g.tgtype & 68 = 68)))::text,
  (SELECT pg_catalog.string_agg(pg_catalog.quote_ident(a.attname), ',' ORDER BY a.attnum) FROM pg_catalog.pg_attribute a
   WHERE a.attrelid = c.oid AND a.atthasdef AND NOT a.attisdropped)
 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
