@@ -246,6 +246,9 @@ func (s *Session[A]) tempDefaults(ctx context.Context, ts *tableSet, table strin
 	if err != nil || r == nil {
 		return nil, err == nil, err // another session's, or none: the database answers
 	}
+	if r.kind == 'v' {
+		return nil, false, nil // a temporary view: its base table's defaults (views.go)
+	}
 	s.tempTarget = true
 	if len(r.defaults) == 0 {
 		return nil, true, nil
