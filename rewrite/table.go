@@ -154,10 +154,17 @@ type ColumnDef struct {
 	typeStart, typeEnd int // the type
 	seqType            sequence.Type
 	seqTypeErr         error
+	anyDefault         bool // a DEFAULT of any expression, a generation or identity clause
 	qualAt             int // where the constraints start: where a NOT NULL is written
 	defStart, defEnd   int // the DEFAULT or GENERATED clause, with the CONSTRAINT name before it
 	clauseStart        int // the clause without its CONSTRAINT name
 }
+
+// HasDefault reports whether the definition gives the column a default of
+// any kind (DEFAULT expr, serial, GENERATED … AS IDENTITY or a generated
+// column's expression): what ADD GENERATED later in the same ALTER TABLE
+// refuses (55000).
+func (c *ColumnDef) HasDefault() bool { return c.anyDefault || c.Default != nil }
 
 // SeqType returns the column's type as a sequence type, or PostgreSQL's
 // error for an identity column of a type that is not smallint, integer or

@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/seqshim/seqshim/sequence"
 )
@@ -393,6 +394,7 @@ func (s *stmt) columnDef(a, b int, typed bool, table string, errs *tableErrs, co
 		}
 	}
 	errs.note(phaseAnalysis, q.analyze(c.Name, sequence.RelName(table)))
+	c.anyDefault = slices.Contains(q.events, evDefault) || slices.Contains(q.events, evGenerated) || slices.Contains(q.events, evIdentity)
 
 	switch {
 	case serial != nil:

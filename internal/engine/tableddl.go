@@ -568,9 +568,12 @@ func (s *Session[A]) columnFacts(ctx context.Context, table tableRef, column str
 
 // addedFacts are the facts of column def, added by the statement.
 func addedFacts(def *rewrite.ColumnDef) columnFacts {
-	f := columnFacts{exists: true, notNull: def.NotNull, typ: def.TypeText, hasDefault: def.Default != nil}
+	f := columnFacts{exists: true, notNull: def.NotNull, typ: def.TypeText, hasDefault: def.HasDefault()}
 	if t, err := def.SeqType(); err == nil {
 		f.typ = t.String()
+	}
+	if d := def.Default; d != nil && d.Serial {
+		f.typ = d.Type.String() // bigserial is bigint
 	}
 	if d := def.Default; d != nil && (d.Serial || d.Kind.IsIdentity()) {
 		f.notNull = true
@@ -628,6 +631,7 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 	// later ones see, as in PostgreSQL: columns added, SET or DROP NOT NULL.
 	added := map[string]columnFacts{}
 	notNull := map[string]bool{}
+	var cannot error // what seqshim cannot serve, once PostgreSQL's errors are checked
 	var ops []func(context.Context) error
 	orphans := false
 	unbind := func(column string) {
@@ -688,8 +692,11 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 				if err != nil {
 					return nil, err
 				}
-				if len(rows) == 1 && len(rows[0]) == 1 && rows[0][0] == "true" {
-					return nil, unsupportedf("seqshim: ADD COLUMN %s with a serial or identity type on table %s, which has rows: PostgreSQL gives each row a value of the new sequence, which seqshim cannot do in one statement; "+
+				if len(rows) == 1 && len(rows[0]) == 1 && rows[0][0] == "true" && cannot == nil {
+					// Reported after the statement's other subcommands:
+					// an error PostgreSQL finds in them comes first, as it
+					// checks them all before it adds the column.
+					cannot = unsupportedf("seqshim: ADD COLUMN %s with a serial or identity type on table %s, which has rows: PostgreSQL gives each row a value of the new sequence, which seqshim cannot do in one statement; "+
 						"create the sequence (CREATE SEQUENCE), add the column as an integer column, fill it (UPDATE … SET %s = v from SELECT nextval(…) FROM generate_series(1, n)), then SET NOT NULL and SET DEFAULT nextval(…)",
 						sequence.QuoteIdent(c.Def.Name), table.canonical(), sequence.QuoteIdent(c.Def.Name))
 				}
@@ -848,6 +855,9 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 				}
 			}
 		}
+	}
+	if cannot != nil {
+		return nil, cannot
 	}
 	if len(ops) == 0 {
 		return nil, nil
