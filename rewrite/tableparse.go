@@ -354,6 +354,10 @@ func (s *stmt) columnDef(a, b int, typed bool, table string, errs *tableErrs, co
 		}
 		k = s.typeEnd(k, b)
 		te = k
+		if j := s.notInType(ts, te); j >= 0 {
+			errs.note(phaseSyntax, s.syntaxAt(j))
+			return c, false
+		}
 		c.TypeText = s.src(ts, te)
 		c.seqType, c.seqTypeErr = s.columnSeqType(ts, te)
 		c.typeStart, c.typeEnd = s.off(ts), s.offEnd(te-1)
@@ -675,6 +679,22 @@ func (s *stmt) typeEnd(k, b int) int {
 		k++
 	}
 	return k
+}
+
+// notInType returns the first token of [a, b) that no type name has, -1
+// when there is none: a type is names, dots, array brackets with a bound,
+// and parenthesised modifiers.
+func (s *stmt) notInType(a, b int) int {
+	for k := a; k < b; k++ {
+		switch t := s.tok(k); {
+		case s.punct(k, '('):
+			k = s.match[k]
+		case t.kind == tIdent, t.kind == tQIdent, t.kind == tNumber, s.punct(k, '.'), s.punct(k, '['), s.punct(k, ']'):
+		default:
+			return k
+		}
+	}
+	return -1
 }
 
 // hasArrayBounds reports whether tokens [a, b) of a type have array
