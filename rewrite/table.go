@@ -155,9 +155,9 @@ type ColumnDef struct {
 	seqType            sequence.Type
 	seqTypeErr         error
 	anyDefault         bool // a DEFAULT of any expression, a generation or identity clause
-	qualAt             int // where the constraints start: where a NOT NULL is written
-	defStart, defEnd   int // the DEFAULT or GENERATED clause, with the CONSTRAINT name before it
-	clauseStart        int // the clause without its CONSTRAINT name
+	qualAt             int  // where the constraints start: where a NOT NULL is written
+	defStart, defEnd   int  // the DEFAULT or GENERATED clause, with the CONSTRAINT name before it
+	clauseStart        int  // the clause without its CONSTRAINT name
 }
 
 // HasDefault reports whether the definition gives the column a default of
