@@ -177,9 +177,11 @@ func (s *stmt) injectDefaults(lookup TableLookup) ([]insertEdit, error) {
 				return nil, err
 			}
 		case s.is(i, "merge") && s.startsQuery(i):
-			if err := s.checkMerge(i, lookup); err != nil {
+			e, err := s.mergeEdits(i, lookup)
+			if err != nil {
 				return nil, err
 			}
+			edits = append(edits, e...)
 		case i == 0 && s.is(i, "copy"):
 			if err := s.checkCopy(i, lookup); err != nil {
 				return nil, err
@@ -318,6 +320,14 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 		}
 		return nil, nil
 	}
+	return s.injectValues(t, j, source, listOpen, afterTable, cols, overriding)
+}
+
+// injectValues plans the edits of an INSERT into t (or a MERGE's INSERT
+// action) whose source at token j is DEFAULT VALUES (source 0) or VALUES
+// rows (1): its column list cols is opened at listOpen (-1: none, and one
+// added goes after token afterTable), overriding is its OVERRIDING.
+func (s *stmt) injectValues(t *TableDefaults, j, source, listOpen, afterTable int, cols []string, overriding string) ([]insertEdit, error) {
 	if source == 0 {
 		// DEFAULT VALUES: every store default, in the table's order.
 		var names, values []string

@@ -194,3 +194,46 @@ func TestInjectMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestInjectMergeOneRow: from a source of one row, a MERGE's INSERT action
+// gets the store defaults written out as INSERT … VALUES does.
+func TestInjectMergeOneRow(t *testing.T) {
+	lookup := func(table string, _, _ bool) (*TableDefaults, error) {
+		switch table {
+		case "ma":
+			return &TableDefaults{Table: "ma", Columns: []string{"a", "b"}, Defaults: []ColumnSequence{{Column: "a", Sequence: "ma_a_seq", Kind: sequence.IdentityAlways}}}, nil
+		case "ms":
+			return &TableDefaults{Table: "ms", Columns: []string{"id", "k", "v"}, Defaults: []ColumnSequence{{Column: "id", Sequence: "ms_id_seq"}}}, nil
+		}
+		return nil, nil
+	}
+	for _, tc := range []struct{ sql, want, code string }{
+		{"MERGE INTO ms t USING (VALUES ($1, $2)) s(k, v) ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT (k, v) VALUES (s.k, s.v)",
+			"MERGE INTO ms t USING (VALUES ($1, $2)) s(k, v) ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT (k, v, id) VALUES (s.k, s.v, nextval('public.ms_id_seq'))", ""},
+		{"MERGE INTO ms t USING (SELECT $1 AS k) s ON t.k = s.k WHEN NOT MATCHED THEN INSERT (k) VALUES (s.k)",
+			"MERGE INTO ms t USING (SELECT $1 AS k) s ON t.k = s.k WHEN NOT MATCHED THEN INSERT (k, id) VALUES (s.k, nextval('public.ms_id_seq'))", ""},
+		{"MERGE INTO ms t USING (SELECT 'x'::text AS k WHERE $1) s ON t.k = s.k WHEN NOT MATCHED THEN INSERT VALUES (DEFAULT, s.k)",
+			"MERGE INTO ms t USING (SELECT 'x'::text AS k WHERE $1) s ON t.k = s.k WHEN NOT MATCHED THEN INSERT VALUES (nextval('public.ms_id_seq'), s.k)", ""},
+		{"MERGE INTO ms t USING (VALUES (1)) s(k) ON t.k = s.k WHEN NOT MATCHED THEN INSERT DEFAULT VALUES",
+			"MERGE INTO ms t USING (VALUES (1)) s(k) ON t.k = s.k WHEN NOT MATCHED THEN INSERT (id) VALUES (nextval('public.ms_id_seq'))", ""},
+		{"MERGE INTO ma t USING (VALUES (1, 'b')) s(x, y) ON t.a = s.x WHEN NOT MATCHED THEN INSERT (b) VALUES (s.y)",
+			"MERGE INTO ma t USING (VALUES (1, 'b')) s(x, y) ON t.a = s.x WHEN NOT MATCHED THEN INSERT (b, a) OVERRIDING SYSTEM VALUE VALUES (s.y, nextval('public.ma_a_seq'))", ""},
+		{"MERGE INTO ma t USING (VALUES (1, 'b')) s(x, y) ON t.a = s.x WHEN NOT MATCHED THEN INSERT (a, b) VALUES (s.x, s.y)", "", "428C9"},
+		{"MERGE INTO ms t USING (VALUES (1), (2)) s(k) ON t.k = s.k WHEN NOT MATCHED THEN INSERT (k) VALUES (s.k)", "", "0A000"},
+		{"MERGE INTO ms t USING (SELECT generate_series(1, 2) AS k) s ON t.k = s.k WHEN NOT MATCHED THEN INSERT (k) VALUES (s.k)", "", "0A000"},
+		{"MERGE INTO ms t USING (SELECT k FROM src) s ON t.k = s.k WHEN NOT MATCHED THEN INSERT (k) VALUES (s.k)", "", "0A000"},
+		{"MERGE INTO ms t USING src s ON t.k = s.k WHEN NOT MATCHED THEN INSERT (k) VALUES (s.k)", "", "0A000"},
+		{"MERGE INTO ms t USING (VALUES (1)) s(k) ON t.k = s.k WHEN MATCHED THEN UPDATE SET id = DEFAULT", "", "0A000"},
+	} {
+		got, _, err := InjectDefaults(Postgres, tc.sql, lookup)
+		code := ""
+		if se := (*sequence.Error)(nil); errors.As(err, &se) {
+			code = se.Code
+		} else if err != nil {
+			code = err.Error()
+		}
+		if code != tc.code || tc.code == "" && got != tc.want {
+			t.Errorf("%s:\n got %q, %v\nwant %q, code %q", tc.sql, got, err, tc.want, tc.code)
+		}
+	}
+}

@@ -6,23 +6,27 @@ import (
 	"github.com/seqshim/seqshim/sequence"
 )
 
-// checkMerge checks the MERGE at token i against the store-backed column
+// mergeEdits plans the MERGE at token i against the store-backed column
 // defaults of its target. PostgreSQL evaluates the defaults of a MERGE's
 // INSERT action, and the DEFAULT of its UPDATE action, once per row the
-// action applies to, which seqshim cannot do (it draws once per
-// statement): such an action is refused with 0A000. What PostgreSQL
-// refuses when it reads the statement is refused likewise (428C9: a value
-// for a GENERATED ALWAYS column without OVERRIDING SYSTEM VALUE). The
-// rest — every store default given a value — goes to the database as
-// written.
-func (s *stmt) checkMerge(i int, lookup TableLookup) error {
+// action applies to. From a source of one row (one VALUES row, or a
+// SELECT without FROM of constants and parameters: at most one row) an
+// INSERT action gets them written out as an INSERT … VALUES does (a value
+// drawn for a row that matched is a gap); from any other source seqshim,
+// which draws once per statement, refuses such an action with 0A000, and
+// an UPDATE action's DEFAULT always. What PostgreSQL refuses when it reads
+// the statement is refused likewise (428C9: a value for a GENERATED ALWAYS
+// column without OVERRIDING SYSTEM VALUE). The rest — every store default
+// given a value — goes to the database as written.
+func (s *stmt) mergeEdits(i int, lookup TableLookup) ([]insertEdit, error) {
 	if !s.is(i+1, "into") {
-		return nil
+		return nil, nil
 	}
-	table, unqualified, _, ok := s.target(i + 2)
+	table, unqualified, j, ok := s.target(i + 2)
 	if !ok {
-		return nil
+		return nil, nil
 	}
+	one := s.oneRowSource(j)
 	type action struct{ at, then int } // the action's INSERT or UPDATE; its THEN
 	var actions []action
 	columns := false
@@ -41,69 +45,114 @@ func (s *stmt) checkMerge(i int, lookup TableLookup) error {
 		actions = append(actions, action{k + 1, k})
 	}
 	if len(actions) == 0 {
-		return nil
+		return nil, nil
 	}
 	t, err := lookup(table, unqualified, columns)
 	if err != nil || t == nil || t.View || len(t.Defaults) == 0 {
-		return err // MERGE into a view: the database's error
+		return nil, err // MERGE into a view: the database's error
 	}
 	if t.Native {
 		t.Drawn = true // the database draws its temporary table's defaults: lastval may be its
-		return nil
+		return nil, nil
 	}
+	var edits []insertEdit
 	for _, a := range actions {
 		if s.is(a.at, "update") {
 			if err := s.mergeUpdate(t, a.at+1); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
-		if err := s.mergeInsert(t, a.at); err != nil {
-			return err
+		e, err := s.mergeInsert(t, a.at, one)
+		if err != nil {
+			return nil, err
 		}
+		edits = append(edits, e...)
 	}
-	return nil
+	return edits, nil
 }
 
-// mergeInsert checks the INSERT action at token i of a MERGE into t.
-func (s *stmt) mergeInsert(t *TableDefaults, i int) error {
+// oneRowSource reports whether the MERGE source after its target, from
+// token j (the target's alias, or USING), gives at most one row: VALUES
+// with one row, or a SELECT without FROM whose select list calls no
+// function (a set-returning one would give rows).
+func (s *stmt) oneRowSource(j int) bool {
+	for j < len(s.toks) && !s.is(j, "using") {
+		j++
+	}
+	open := j + 1
+	if !s.punct(open, '(') {
+		return false // a table or a view
+	}
+	close := s.match[open]
+	switch {
+	case s.is(open+1, "values"):
+		return s.punct(open+2, '(') && s.match[open+2]+1 == close
+	case s.is(open+1, "select"):
+		g := s.group[open+1]
+		for k := open + 2; k < close; k++ {
+			if s.group[k] != g {
+				continue
+			}
+			switch {
+			case s.is(k, "from"), s.is(k, "union"), s.is(k, "intersect"), s.is(k, "except"):
+				return false
+			case s.is(k, "where"), s.is(k, "limit"), s.is(k, "offset"):
+				return true // at most the one row
+			case s.isName(k) && s.punct(k+1, '('):
+				return false // a function, perhaps set-returning
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// mergeInsert plans the INSERT action at token i of a MERGE into t, whose
+// source gives one row at most when one is true.
+func (s *stmt) mergeInsert(t *TableDefaults, i int, one bool) ([]insertEdit, error) {
 	j := i + 1
 	var cols []string
 	listed := s.punct(j, '(')
+	listOpen := -1
 	if listed {
 		var ok bool
 		if cols, ok = s.columnList(j); !ok {
-			return nil // the database decides
+			return nil, nil // the database decides
 		}
-		j = s.match[j] + 1
+		listOpen, j = j, s.match[j]+1
 	}
 	overriding, j := s.overridingAt(j)
 	var values [][2]int // nil: DEFAULT VALUES
+	source := 0
 	switch {
 	case s.is(j, "default") && s.is(j+1, "values"):
 	case s.is(j, "values") && s.punct(j+1, '('):
-		values = s.items(j + 1)
+		values, source = s.items(j+1), 1
 		if !listed {
 			cols = t.Columns[:min(len(values), len(t.Columns))]
 		}
 		if len(cols) != len(values) {
-			return nil // the database's error
+			return nil, nil // the database's error
 		}
 	default:
-		return nil
+		return nil, nil
+	}
+	if one {
+		return s.injectValues(t, j, source, listOpen, i, cols, overriding)
 	}
 	for _, d := range t.Defaults {
 		at := slices.IndexFunc(cols, d.is)
 		switch {
 		case at < 0 || values == nil || isDefault(s, values[at]):
-			return mergePerRow(t, &d, "its INSERT action leaves column %s to its default")
+			return nil, mergePerRow(t, &d, "its INSERT action leaves column %s to its default")
 		case d.Kind == sequence.IdentityAlways && overriding == "":
-			return generatedAlways(d.base())
+			return nil, generatedAlways(d.base())
 		case d.Kind.IsIdentity() && overriding == "user":
-			return mergePerRow(t, &d, "OVERRIDING USER VALUE in its INSERT action draws identity column %s from its sequence")
+			return nil, mergePerRow(t, &d, "OVERRIDING USER VALUE in its INSERT action draws identity column %s from its sequence")
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // mergeUpdate checks the UPDATE action whose SET is at token i of a MERGE
@@ -141,6 +190,6 @@ func (s *stmt) mergeUpdate(t *TableDefaults, i int) error {
 // mergePerRow is the 0A000 for a MERGE action on t that would draw d's
 // default once per row; what is a format with the column's name.
 func mergePerRow(t *TableDefaults, d *ColumnSequence, what string) error {
-	return perRow("MERGE into %s: "+what+", which PostgreSQL draws from sequence %s for every row the action applies to, and seqshim serves once per statement: give the column a value in the action, or insert the rows with INSERT … VALUES",
+	return perRow("MERGE into %s: "+what+", which PostgreSQL draws from sequence %s for every row the action applies to, and seqshim serves once per statement: give the column a value in the action, merge one row at a time (USING (VALUES (…)) with one row is served), or insert the rows with INSERT … VALUES",
 		t.Table, sequence.QuoteIdent(d.Column), d.Sequence)
 }

@@ -78,10 +78,45 @@ func (s *stmt) levelCheck(g, pos int) string {
 			_, start = s.verb()
 		}
 		return s.insertRules(g, start, end, pos)
-	case "update", "delete", "merge":
+	case "update", "delete":
 		return "in " + strings.ToUpper(w)
+	case "merge":
+		if g == 0 && s.inOneRowMergeInsert(pos) {
+			return "" // once: the one row of the source, if it does not match
+		}
+		return "in MERGE"
 	}
 	return ""
+}
+
+// inOneRowMergeInsert reports whether token pos is in the VALUES row of an
+// INSERT action of the statement's MERGE, whose source gives one row at
+// most (stmt.oneRowSource): PostgreSQL evaluates it once, or not at all.
+func (s *stmt) inOneRowMergeInsert(pos int) bool {
+	_, i := s.verb()
+	if !s.is(i, "merge") || !s.is(i+1, "into") {
+		return false
+	}
+	_, _, j, ok := s.target(i + 2)
+	if !ok || !s.oneRowSource(j) {
+		return false
+	}
+	for k := j; k+1 < len(s.toks); k++ {
+		if s.group[k] != 0 || !s.is(k, "then") || !s.is(k+1, "insert") {
+			continue
+		}
+		v := k + 2
+		if s.punct(v, '(') {
+			v = s.match[v] + 1
+		}
+		if s.is(v, "overriding") {
+			v += 3
+		}
+		if s.is(v, "values") && s.punct(v+1, '(') && v+1 <= pos && pos < s.match[v+1] {
+			return true
+		}
+	}
+	return false
 }
 
 // queryRules examines a query (SELECT, VALUES, WITH, set operations) at the
