@@ -27,8 +27,7 @@ func (s *stmt) mergeEdits(i int, lookup TableLookup) ([]insertEdit, error) {
 		return nil, nil
 	}
 	one := s.oneRowSource(j)
-	type action struct{ at, then int } // the action's INSERT or UPDATE; its THEN
-	var actions []action
+	var actions []int // each action's INSERT or UPDATE
 	columns := false
 	g := s.group[i]
 	for k := i + 3; k+1 < len(s.toks); k++ {
@@ -42,7 +41,7 @@ func (s *stmt) mergeEdits(i int, lookup TableLookup) ([]insertEdit, error) {
 		default:
 			continue
 		}
-		actions = append(actions, action{k + 1, k})
+		actions = append(actions, k+1)
 	}
 	if len(actions) == 0 {
 		return nil, nil
@@ -57,13 +56,13 @@ func (s *stmt) mergeEdits(i int, lookup TableLookup) ([]insertEdit, error) {
 	}
 	var edits []insertEdit
 	for _, a := range actions {
-		if s.is(a.at, "update") {
-			if err := s.mergeUpdate(t, a.at+1); err != nil {
+		if s.is(a, "update") {
+			if err := s.mergeUpdate(t, a+1); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		e, err := s.mergeInsert(t, a.at, one)
+		e, err := s.mergeInsert(t, a, one)
 		if err != nil {
 			return nil, err
 		}
