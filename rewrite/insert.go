@@ -305,22 +305,82 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 		return nil, nil
 	}
 	if source == 2 {
-		for _, d := range t.Defaults {
-			if listOpen < 0 || !slices.ContainsFunc(cols, d.is) {
-				return nil, perRow("INSERT … SELECT into %s leaves column %s to its default, which seqshim draws from sequence %s once per statement, not per row: list the columns and insert with VALUES, or select nextval('%s') in the query (SELECT nextval('%s') FROM generate_series(1, n) is served)",
-					t.Table, sequence.QuoteIdent(d.Column), d.Sequence, d.Sequence, d.Sequence)
-			}
-			if d.Kind == sequence.IdentityAlways && overriding == "" {
-				return nil, generatedAlways(d.base())
-			}
-			if d.Kind.IsIdentity() && overriding == "user" {
-				return nil, perRow("INSERT … OVERRIDING USER VALUE SELECT into %s draws column %s from sequence %s for every row, which seqshim serves once per statement: leave the column out of a VALUES insert instead",
-					t.Table, sequence.QuoteIdent(d.Column), d.Sequence)
-			}
-		}
-		return nil, nil
+		return s.injectSelect(t, j, listOpen, cols, overriding)
 	}
 	return s.injectValues(t, j, source, listOpen, afterTable, cols, overriding)
+}
+
+// injectSelect plans the edits of an INSERT into t whose source at token j
+// is a query, its column list cols opened at listOpen (-1: none). A store
+// default it leaves out is drawn per row of the query in PostgreSQL: seqshim
+// refuses that (0A000), unless the query is a SELECT without FROM that
+// gives one row at most (INSERT … SELECT $1 WHERE NOT EXISTS (…), the
+// insert-if-absent idiom), whose select list then gets the nextval calls.
+func (s *stmt) injectSelect(t *TableDefaults, j, listOpen int, cols []string, overriding string) ([]insertEdit, error) {
+	var missing []*ColumnSequence
+	for k := range t.Defaults {
+		d := &t.Defaults[k]
+		switch {
+		case listOpen < 0 || !slices.ContainsFunc(cols, d.is):
+			missing = append(missing, d)
+		case d.Kind == sequence.IdentityAlways && overriding == "":
+			return nil, generatedAlways(d.base())
+		case d.Kind.IsIdentity() && overriding == "user":
+			return nil, perRow("INSERT … OVERRIDING USER VALUE SELECT into %s draws column %s from sequence %s for every row, which seqshim serves once per statement: leave the column out of a VALUES insert instead",
+				t.Table, sequence.QuoteIdent(d.Column), d.Sequence)
+		}
+	}
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	end := len(s.toks)
+	if g := s.group[j]; g != 0 {
+		end = s.grps[g].close
+	}
+	listEnd, one := 0, false
+	if listOpen >= 0 && s.is(j, "select") {
+		listEnd, one = s.oneRowSelect(j, end)
+	}
+	if !one {
+		d := missing[0]
+		return nil, perRow("INSERT … SELECT into %s leaves column %s to its default, which seqshim draws from sequence %s once per statement, not per row: list the columns and insert with VALUES, or select nextval('%s') in the query (SELECT nextval('%s') FROM generate_series(1, n) is served)",
+			t.Table, sequence.QuoteIdent(d.Column), d.Sequence, d.Sequence, d.Sequence)
+	}
+	var names, values strings.Builder
+	for _, m := range missing {
+		names.WriteString(", " + sequence.QuoteIdent(m.Column))
+		values.WriteString(", " + nextvalText(m.Sequence))
+	}
+	edits := []insertEdit{
+		{at: s.match[listOpen], text: names.String()},
+		{at: listEnd - 1, text: values.String(), after: true},
+	}
+	if needsSystemValue(t.Defaults, overriding) && overriding == "" {
+		edits = append(edits, insertEdit{at: j, text: "OVERRIDING SYSTEM VALUE "})
+	}
+	return edits, nil
+}
+
+// oneRowSelect reads the SELECT at token sel, which ends before token end:
+// whether it gives one row at most — no FROM, no set operation, no function
+// in its select list (a set-returning one would give rows) — and the token
+// after its select list.
+func (s *stmt) oneRowSelect(sel, end int) (listEnd int, ok bool) {
+	g := s.group[sel]
+	listEnd = end
+	for k := sel + 1; k < end; k++ {
+		switch {
+		case s.group[k] != g:
+		case s.isAny(k, "from", "union", "intersect", "except"):
+			return 0, false
+		case k >= listEnd:
+		case s.isAny(k, "where", "group", "having", "window", "order", "limit", "offset", "fetch", "for", "on", "returning"):
+			listEnd = k
+		case s.isName(k) && s.punct(k+1, '('):
+			return 0, false
+		}
+	}
+	return listEnd, listEnd > sel+1
 }
 
 // injectValues plans the edits of an INSERT into t (or a MERGE's INSERT

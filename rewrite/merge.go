@@ -88,21 +88,8 @@ func (s *stmt) oneRowSource(j int) bool {
 	case s.is(open+1, "values"):
 		return s.punct(open+2, '(') && s.match[open+2]+1 == close
 	case s.is(open+1, "select"):
-		g := s.group[open+1]
-		for k := open + 2; k < close; k++ {
-			if s.group[k] != g {
-				continue
-			}
-			switch {
-			case s.is(k, "from"), s.is(k, "union"), s.is(k, "intersect"), s.is(k, "except"):
-				return false
-			case s.is(k, "where"), s.is(k, "limit"), s.is(k, "offset"):
-				return true // at most the one row
-			case s.isName(k) && s.punct(k+1, '('):
-				return false // a function, perhaps set-returning
-			}
-		}
-		return true
+		_, one := s.oneRowSelect(open+1, close)
+		return one
 	}
 	return false
 }
