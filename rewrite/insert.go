@@ -317,6 +317,9 @@ func (s *stmt) injectInsert(i int, lookup TableLookup) ([]insertEdit, error) {
 // gives one row at most (INSERT … SELECT $1 WHERE NOT EXISTS (…), the
 // insert-if-absent idiom), whose select list then gets the nextval calls.
 func (s *stmt) injectSelect(t *TableDefaults, j, listOpen int, cols []string, overriding string) ([]insertEdit, error) {
+	if j >= len(s.toks) || s.punct(j, ')') {
+		return nil, nil // no source: the database's syntax error
+	}
 	var missing []*ColumnSequence
 	for k := range t.Defaults {
 		d := &t.Defaults[k]
