@@ -194,12 +194,7 @@ func TestInjectMerge(t *testing.T) {
 		{"WITH src AS (SELECT 1 AS x) MERGE INTO ms" + using + "INSERT (b) VALUES (s.y)", "0A000"},
 	} {
 		got, _, err := InjectDefaults(Postgres, tc.sql, lookup)
-		code := ""
-		if se := (*sequence.Error)(nil); errors.As(err, &se) {
-			code = se.Code
-		} else if err != nil {
-			code = err.Error()
-		}
+		code := errCode(err)
 		if code != tc.code || err == nil && got != tc.sql {
 			t.Errorf("%s: %q, %v; want code %q and the text unchanged", tc.sql, got, err, tc.code)
 		}
@@ -237,14 +232,21 @@ func TestInjectMergeOneRow(t *testing.T) {
 		{"MERGE INTO ms t USING (VALUES (1)) s(k) ON t.k = s.k WHEN MATCHED THEN UPDATE SET id = DEFAULT", "", "0A000"},
 	} {
 		got, _, err := InjectDefaults(Postgres, tc.sql, lookup)
-		code := ""
-		if se := (*sequence.Error)(nil); errors.As(err, &se) {
-			code = se.Code
-		} else if err != nil {
-			code = err.Error()
-		}
+		code := errCode(err)
 		if code != tc.code || tc.code == "" && got != tc.want {
 			t.Errorf("%s:\n got %q, %v\nwant %q, code %q", tc.sql, got, err, tc.want, tc.code)
 		}
 	}
+}
+
+// errCode is err's SQLSTATE when it is a *sequence.Error, its text for any
+// other error, "" for none.
+func errCode(err error) string {
+	if se := (*sequence.Error)(nil); errors.As(err, &se) {
+		return se.Code
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
 }
