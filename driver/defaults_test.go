@@ -67,7 +67,7 @@ func TestPGInsertDefaults(t *testing.T) {
 		"INSERT INTO {sr} DEFAULT VALUES RETURNING id, b",
 		"INSERT INTO {sr} (a) VALUES ($1), ($2) RETURNING id",
 		"INSERT INTO {sr} VALUES ('x', 1, 'c', 'd')",
-		"INSERT INTO {sr} (a) SELECT 'q' WHERE false",
+		"INSERT INTO {sr} (a) SELECT 'q' FROM generate_series(1, 0)",
 		"UPDATE {sr} SET id = DEFAULT WHERE a = 'nothing'",
 		"INSERT INTO {ia} (id, v) VALUES (5, 'x')",
 		"INSERT INTO {ia} (id, v) VALUES (DEFAULT, 'x'), (DEFAULT, 'y') RETURNING *",
