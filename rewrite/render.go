@@ -38,15 +38,7 @@ func (s *Statement) AppendSQL(dst []byte, values []int64) []byte {
 			v = values[i]
 		}
 		dst = s.appendCall(dst, c, s.firstParam+i, v)
-		prev = c.End
-		if c.alias != "" {
-			if c.aliasAt > c.End {
-				dst = append(dst, s.Text[c.End:c.aliasAt]...)
-				prev = c.aliasAt
-			}
-			dst = append(dst, " AS "...)
-			dst = append(dst, c.alias...)
-		}
+		dst, prev = s.appendAlias(dst, c)
 	}
 	return append(dst, s.Text[prev:]...)
 }
@@ -311,18 +303,26 @@ func (s *Statement) appendNative(dst []byte, values []int64, v int, native []boo
 		dst = s.appendCall(dst, c, s.params+1+v, val)
 		bound = bound || s.bindValues()
 		v++
-		prev = c.End
-		if c.alias != "" {
-			if c.aliasAt > c.End {
-				dst = append(dst, s.Text[c.End:c.aliasAt]...)
-				prev = c.aliasAt
-			}
-			dst = append(dst, " AS "...)
-			dst = append(dst, c.alias...)
-		}
+		dst, prev = s.appendAlias(dst, c)
 	}
 	return append(dst, s.Text[prev:]...), v, bound
 }
 
 // aliasFor returns the column name for a rewritten call, quoted if needed.
 func aliasFor(name string) string { return sequence.QuoteIdent(name) }
+
+// appendAlias appends the column name a rewritten select item keeps
+// (Call.alias), after the casts and parentheses around the call, and
+// returns the offset in Text the rendering goes on from.
+func (s *Statement) appendAlias(dst []byte, c *Call) ([]byte, int) {
+	if c.alias == "" {
+		return dst, c.End
+	}
+	prev := c.End
+	if c.aliasAt > c.End {
+		dst = append(dst, s.Text[c.End:c.aliasAt]...)
+		prev = c.aliasAt
+	}
+	dst = append(dst, " AS "...)
+	return append(dst, c.alias...), prev
+}
