@@ -179,8 +179,12 @@
 //     (pgx.QueryExecMode, pgx.QueryResultFormats, …) are not counted as SQL
 //     parameters. A prepared statement draws fresh values on every execution;
 //     its NumInput does not count the added parameters.
-//   - CREATE, ALTER, DROP SEQUENCE: applied to the store; with
-//     seqshim.ddl=both, then sent to the database too.
+//   - CREATE, ALTER, DROP SEQUENCE: applied to the store, and to the
+//     sequence's fenced twin in the database (a native sequence of the same
+//     name and options standing at its end, so that a writer bypassing
+//     seqshim gets 2200H), in one database transaction; with
+//     seqshim.ddl=both, the statement is sent to the database as written
+//     instead, and the database's sequence is its own.
 //   - What seqshim answers itself returns what PostgreSQL's answer would
 //     through pgx: QueryContext of a command (sequence DDL, table DDL with
 //     store-backed defaults, a COMMIT the connection ran for held DDL) has
@@ -199,7 +203,10 @@
 //     store gets the sequences (PostgreSQL's implicit names, owned by their
 //     columns) and the record of which column draws from which sequence
 //     (sequence.Spec.Defaults); the database gets the statement without
-//     those defaults; both commit as one unit (see Transactions).
+//     those defaults, then the fenced twins and the native defaults and
+//     identities drawing from them, so that its catalog reads as
+//     PostgreSQL's (information_schema.columns, pg_get_serial_sequence,
+//     \d); all commit as one unit (see Transactions).
 //   - An INSERT into such a table that leaves the column out, writes
 //     DEFAULT for it or says DEFAULT VALUES: the default is written into the
 //     statement as a nextval call (with OVERRIDING SYSTEM VALUE for identity

@@ -140,8 +140,12 @@ func TestPGMalformed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// seqshim first: it refuses a name the database uses (42P07).
+	// seqshim first: it refuses a name the database uses (42P07). Its
+	// fenced twin is then replaced by a sequence of the database's own, as
+	// after seqctl import: the native one moves natively, the store's
+	// through seqshim.
 	mustExec(t, shim, "CREATE SEQUENCE "+seq)
+	mustExec(t, native, "DROP SEQUENCE "+seq)
 	mustExec(t, native, "CREATE SEQUENCE "+seq)
 	mustExec(t, native, "CREATE TABLE "+tbl+" (id bigint, v text)")
 	mustExec(t, shim, "CREATE TABLE "+ser+" (id serial, v text)")

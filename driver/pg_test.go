@@ -110,14 +110,22 @@ type backend struct {
 	db   *sql.DB
 }
 
-// Both share one database: seqshim's sequence is created first, since
-// CREATE SEQUENCE through seqshim refuses a name the database uses (42P07).
+// Both share one database. seqshim's sequence has its fenced twin there,
+// in public; the native one lives in a schema of its own, first on the
+// native connections' search_path, so that both are written unqualified.
 func backends(t *testing.T, seq, options string) []backend {
 	shim := seqshimDB(t, memstore.New())
 	mustExec(t, shim, "CREATE SEQUENCE "+seq+" "+options)
-	native := nativeDB(t)
+	schema := seq + "_native"
+	admin := nativeDB(t)
+	mustExec(t, admin, "CREATE SCHEMA "+schema)
+	t.Cleanup(func() { admin.Exec("DROP SCHEMA " + schema + " CASCADE; DROP SEQUENCE IF EXISTS public." + seq) })
+	native, err := sql.Open("pgx", testenv.PG(t)+"&options=-c%20search_path%3D"+schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { native.Close() })
 	mustExec(t, native, "CREATE SEQUENCE "+seq+" "+options)
-	t.Cleanup(func() { native.Exec("DROP SEQUENCE IF EXISTS " + seq) })
 	return []backend{{"native", native}, {"seqshim", shim}}
 }
 
@@ -395,9 +403,18 @@ func TestPGEnvStore(t *testing.T) {
 // a relation (SELECT … FROM s) gets a 0A000 that says what to do, not the
 // database's misleading 42P01; a relation that exists nowhere keeps 42P01.
 func TestPGStoreSequenceAsRelation(t *testing.T) {
-	db := seqshimDB(t, memstore.New())
+	st := memstore.New()
+	db := seqshimDB(t, st)
+	// A store sequence made around seqshim (seqctl create) has no twin in
+	// the database.
 	seq := uniq(t, "s")
-	mustExec(t, db, "CREATE SEQUENCE "+seq)
+	spec, pos, err := sequence.Clauses{}.Create()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Create(context.Background(), seq, spec, pos); err != nil {
+		t.Fatal(err)
+	}
 	for _, q := range []string{
 		"SELECT last_value, is_called FROM " + seq,
 		"SELECT last_value FROM public." + seq,
@@ -413,7 +430,21 @@ func TestPGStoreSequenceAsRelation(t *testing.T) {
 	if _, err := db.Exec("DELETE FROM " + seq); !errors.As(err, &pe) || pe.Code != "0A000" {
 		t.Errorf("DELETE FROM a store sequence: %v, want 0A000", err)
 	}
-	_, err := db.Exec("SELECT * FROM " + uniq(t, "nowhere"))
+	// One made through seqshim has its fenced twin, which the database
+	// reads: at its end, called (README: the twin as a relation).
+	twin := uniq(t, "twin")
+	mustExec(t, db, "CREATE SEQUENCE "+twin+" MAXVALUE 1000")
+	t.Cleanup(func() { nativeDB(t).Exec("DROP SEQUENCE IF EXISTS " + twin) })
+	queryInt64(t, db, "SELECT nextval('"+twin+"')")
+	var last int64
+	var called bool
+	if err := db.QueryRow("SELECT last_value, is_called FROM "+twin).Scan(&last, &called); err != nil || last != 1000 || !called {
+		t.Errorf("the twin as a relation: %d %v, %v; want 1000 true", last, called, err)
+	}
+	if _, err := db.Exec("DELETE FROM " + twin); !errors.As(err, &pe) || pe.Code != "42809" {
+		t.Errorf("DELETE FROM a twin: %v, want PostgreSQL's 42809", err)
+	}
+	_, err = db.Exec("SELECT * FROM " + uniq(t, "nowhere"))
 	if !errors.As(err, &pe) || pe.Code != "42P01" {
 		t.Errorf("a relation that exists nowhere: %v, want 42P01", err)
 	}

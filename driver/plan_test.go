@@ -107,8 +107,11 @@ func TestMultiStatement(t *testing.T) {
 		if _, err := c.ExecContext(ctx, "CREATE SEQUENCE m START 7; CREATE TABLE u (id bigint); INSERT INTO u VALUES (nextval('m'))", nil); err != nil {
 			t.Fatal(err)
 		}
+		// The sequence DDL is the store's, with its fenced twin made in a
+		// transaction of its own (statements on pg_catalog's objects);
+		// the rest goes as one string, the value written in.
 		q := statementsSent(fs)
-		if len(q) != 1 || strings.Contains(q[0], "SEQUENCE") || !strings.Contains(q[0], "(7::int8)") {
+		if len(q) == 0 || !strings.Contains(q[len(q)-1], "(7::int8)") || slices.ContainsFunc(q, func(s string) bool { return strings.Contains(s, "START 7") }) {
 			t.Errorf("database got %q", q)
 		}
 	})

@@ -66,10 +66,14 @@ func TestCommitKill(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer native.ExecContext(ctx, "DROP TABLE "+table)
+			// The sequence the child's transaction creates, whose fenced
+			// twin the database keeps when it commits.
+			txSeq := "tx_" + randHex(4)
+			defer native.ExecContext(ctx, "DROP SEQUENCE IF EXISTS "+txSeq)
 
 			cmd := exec.Command(os.Args[0], "-test.run=^TestCommitKillChild$", "-test.count=1")
 			cmd.Env = append(os.Environ(), envKillAt+"="+strconv.Itoa(int(step.hook)),
-				"CHILD_DSN="+withStore(t, pg, storeURL), "CHILD_TABLE="+table)
+				"CHILD_DSN="+withStore(t, pg, storeURL), "CHILD_TABLE="+table, "CHILD_SEQ="+txSeq)
 			cmd.Stderr = os.Stderr
 			out, _ := cmd.Output()
 			drawn := map[string][]int64{}
@@ -89,7 +93,7 @@ func TestCommitKill(t *testing.T) {
 			if !killed || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 				t.Fatalf("child was not killed at the hook: %s\n%s", cmd.ProcessState, out)
 			}
-			if len(drawn["base_seq"]) == 0 || len(drawn["tx_seq"]) == 0 {
+			if len(drawn["base_seq"]) == 0 || len(drawn[txSeq]) == 0 {
 				t.Fatalf("child drew nothing:\n%s", out)
 			}
 
@@ -100,9 +104,9 @@ func TestCommitKill(t *testing.T) {
 			if got := rows > 0; got != step.dbCommitted {
 				t.Errorf("database committed: %v, want %v", got, step.dbCommitted)
 			}
-			_, err = st.Describe(ctx, "tx_seq")
+			_, err = st.Describe(ctx, txSeq)
 			if got := err == nil; got != step.storeHeld {
-				t.Errorf("store has tx_seq: %v (%v), want %v", got, err, step.storeHeld)
+				t.Errorf("store has %s: %v (%v), want %v", txSeq, got, err, step.storeHeld)
 			}
 
 			// A new process draws from both sequences: nothing the dead
@@ -113,7 +117,7 @@ func TestCommitKill(t *testing.T) {
 			}
 			defer db.Close()
 			for name, vals := range drawn {
-				if name == "tx_seq" && !step.storeHeld {
+				if name == txSeq && !step.storeHeld {
 					continue // never existed: a new CREATE starts afresh, as in PostgreSQL
 				}
 				for range 20 {
@@ -130,9 +134,9 @@ func TestCommitKill(t *testing.T) {
 			}
 			// The transaction's sequence can be created anew when it did
 			// not commit in the store (a retried migration succeeds).
-			_, err = db.ExecContext(ctx, "CREATE SEQUENCE tx_seq")
+			_, err = db.ExecContext(ctx, "CREATE SEQUENCE "+txSeq)
 			if (err == nil) == step.storeHeld {
-				t.Errorf("CREATE SEQUENCE tx_seq afterwards: %v", err)
+				t.Errorf("CREATE SEQUENCE %s afterwards: %v", txSeq, err)
 			}
 		})
 	}
@@ -162,11 +166,12 @@ func TestCommitKillChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.ExecContext(ctx, "CREATE SEQUENCE tx_seq START 10"); err != nil {
+	txSeq := os.Getenv("CHILD_SEQ")
+	if _, err := tx.ExecContext(ctx, "CREATE SEQUENCE "+txSeq+" START 10"); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
-		for _, name := range []string{"base_seq", "tx_seq"} {
+		for _, name := range []string{"base_seq", txSeq} {
 			var v int64
 			if err := tx.QueryRowContext(ctx, "SELECT nextval($1)", name).Scan(&v); err != nil {
 				t.Fatal(err)

@@ -337,6 +337,15 @@ func analyze(l *lexer, sp span) Statement {
 		if l.d == Postgres && (s.ddlTemp || s.tempDDLName()) {
 			return st // a temporary sequence: the database's (temp.go)
 		}
+		if l.d == Postgres && s.is(0, "alter") {
+			// OWNER TO is a relation's, not a sequence option: the
+			// database's for a store sequence's fenced twin.
+			if c := s.alterTable(); c != nil && c.Action == "OWNER TO" {
+				c.Sequence = true
+				st.Kind, st.Catalog = CatalogDDL, c
+				return st
+			}
+		}
 		st.Kind = SequenceDDL
 		st.DDL, st.Err = s.parseDDL(ddl)
 		if st.Err != nil {

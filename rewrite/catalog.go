@@ -56,6 +56,10 @@ type Catalog struct {
 	// RenameTo is the new canonical name of RENAME TO, in the schema of
 	// Names[0], and of SET SCHEMA, in the new schema.
 	RenameTo string
+	// Sequence is true for ALTER SEQUENCE … OWNER TO, which is read as
+	// the AlterTable it is in PostgreSQL (its sequence form is the same
+	// subcommand).
+	Sequence bool
 }
 
 // catalogWord reports whether a statement starts at byte i of s (after

@@ -184,7 +184,6 @@ func TestDDLTemporary(t *testing.T) {
 
 func TestDDLUnsupported(t *testing.T) {
 	for _, sql := range []string{
-		"ALTER SEQUENCE s OWNER TO bob",
 		"ALTER SEQUENCE s SET LOGGED, SET UNLOGGED", // PostgreSQL's answer depends on the persistence
 		"ALTER SEQUENCE s SET UNLOGGED, SET UNLOGGED",
 		"CREATE SEQUENCE a.b.c",
@@ -194,5 +193,21 @@ func TestDDLUnsupported(t *testing.T) {
 		if !errors.As(err, &se) || se.Code != sequence.CodeFeatureNotSupported || p.Statements[0].Kind != Reject {
 			t.Errorf("%q: err %v, want 0A000", sql, err)
 		}
+	}
+}
+
+// TestAlterSequenceOwner: ALTER SEQUENCE … OWNER TO is a relation's
+// subcommand, planned as the ALTER TABLE it is in PostgreSQL (for the
+// engine to send to a store sequence's fenced twin); other dialects refuse it.
+func TestAlterSequenceOwner(t *testing.T) {
+	p, err := NewPlanner(Postgres, 0).Plan("ALTER SEQUENCE IF EXISTS app.s OWNER TO bob")
+	if err != nil || p.Statements[0].Kind != CatalogDDL {
+		t.Fatalf("plan %+v, %v; want CatalogDDL", p.Statements, err)
+	}
+	if c := p.Statements[0].Catalog; c.Op != AlterTable || c.Action != "OWNER TO" || !c.Sequence || !c.IfExists || c.Names[0] != "app.s" {
+		t.Errorf("catalog %+v", c)
+	}
+	if _, err := NewPlanner(MySQL, 0).Plan("ALTER SEQUENCE s OWNER TO bob"); err == nil {
+		t.Error("mysql: accepted")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/seqshim/seqshim/internal/fence"
 	"github.com/seqshim/seqshim/sequence"
 )
 
@@ -33,6 +34,19 @@ uses but that look like the store's and hide that the rollout is incomplete;
 a limit below the store's range makes them fail where someone will notice,
 leaves the native values where they are, and needs no room above.
 
+--final is the last step, once every writer draws through seqshim: each
+native sequence becomes its store counter's fenced twin, the state the
+driver keeps for the sequences it creates itself. In one transaction:
+
+  ALTER SEQUENCE s AS <type> INCREMENT BY … MINVALUE … MAXVALUE … START WITH …
+    CACHE … NO CYCLE RESTART WITH <its end>;
+  SELECT setval('s', <its end>, true)
+
+with the store counter's options: the catalog (pg_sequences,
+information_schema) shows them as PostgreSQL would, every native nextval
+fails at once with 2200H, and the driver keeps the twin in step with the
+sequence DDL it serves from then on (ALTER, RENAME, DROP, OWNER TO, GRANT).
+
 A native sequence already inside the store's range is reported and nothing
 is altered (exit code 1): values may have collided, investigate first.
 Sequences without a counter in the store are left alone. --dry-run prints
@@ -55,6 +69,7 @@ func (a *app) cmdFence(ctx context.Context, args []string) error {
 	from := fs.String("from", "", "`URL` of the live PostgreSQL database whose sequences to fence")
 	schemas := fs.String("schema", "", "fence only the sequences of these `schemas` (comma-separated)")
 	dryRun := fs.Bool("dry-run", false, "print the statements, run nothing")
+	final := fs.Bool("final", false, "make each native sequence its store counter's fenced twin: the store's options, at its end")
 	args, err := a.parse(fs, args)
 	if err != nil {
 		return err
@@ -75,7 +90,7 @@ func (a *app) cmdFence(ctx context.Context, args []string) error {
 	plan := make([]fenceItem, len(seqs))
 	failures, todo := 0, 0
 	for i, n := range seqs {
-		plan[i] = planFence(ctx, st, n)
+		plan[i] = planFence(ctx, st, n, *final)
 		switch plan[i].Action {
 		case "error":
 			failures++
@@ -119,8 +134,9 @@ func (a *app) cmdFence(ctx context.Context, args []string) error {
 	return err
 }
 
-// planFence decides the bound of one native sequence.
-func planFence(ctx context.Context, st sequence.Store, n nativeSeq) fenceItem {
+// planFence decides the bound of one native sequence; final: make it the
+// store counter's fenced twin instead.
+func planFence(ctx context.Context, st sequence.Store, n nativeSeq, final bool) fenceItem {
 	it := fenceItem{Name: n.Name, NativeLast: n.Pos.Last}
 	info, err := st.Describe(ctx, n.Name)
 	if errors.Is(err, sequence.ErrNotFound) {
@@ -137,6 +153,10 @@ func planFence(ctx context.Context, st sequence.Store, n nativeSeq) fenceItem {
 	}
 	r := rangeStart(info)
 	it.StoreFirst = &r
+	if isTwin(n, info.Spec) {
+		it.Action, it.Reason = "skip", "already the store's fenced twin"
+		return it
+	}
 	s := n.Spec
 	desc := s.Descending()
 	// The furthest value the native sequence has reached: its last value
@@ -145,6 +165,9 @@ func planFence(ctx context.Context, st sequence.Store, n nativeSeq) fenceItem {
 		it.Action = "error"
 		it.Reason = fmt.Sprintf("the native sequence is at %d, inside the store's range (from %d): values may have collided, investigate", n.Pos.Last, r)
 		return it
+	}
+	if final {
+		return planTwin(n, info.Spec, it)
 	}
 	var bound int64
 	if desc {
@@ -206,4 +229,23 @@ func (a *app) printFence(plan []fenceItem) error {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", it.Name, it.NativeLast, first, action)
 	}
 	return tw.Flush()
+}
+
+// isTwin reports whether native sequence n is the fenced twin of a store
+// counter of spec: its options, standing at its end (it can hand out
+// nothing).
+func isTwin(n nativeSeq, spec sequence.Spec) bool {
+	return n.Pos.Called && n.Pos.Last == fence.End(n.Spec) && fence.Same(n.Spec, spec)
+}
+
+// planTwin plans seqctl fence --final of native sequence n, whose store
+// counter has spec: the statements that give it spec's options and stand it
+// at its end (package fence, as the driver's twins), unless it is so
+// already.
+func planTwin(n nativeSeq, spec sequence.Spec, it fenceItem) fenceItem {
+	end := fence.End(spec)
+	it.Bound = &end
+	it.Statement = fence.Alter(n.ident(), spec)
+	it.Action = "fence"
+	return it
 }

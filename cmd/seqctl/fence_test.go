@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -123,5 +125,73 @@ func TestFence(t *testing.T) {
 			t.Errorf("a failed fence altered the native sequence: MAXVALUE %d", hi)
 		}
 		ts.fails(exitUsage, "fence", "--schema", sch)
+	})
+}
+
+// TestFenceFinal: fence --final makes each imported native sequence its
+// store counter's fenced twin — the store's options, standing at its end,
+// NO CYCLE — the state the driver keeps for the sequences it creates; the
+// driver then keeps it in step with the DDL it serves.
+func TestFenceFinal(t *testing.T) {
+	forEachStore(t, func(t *testing.T, ts *tester) {
+		conn, pgURL, sch := pgSchema(t)
+		pgExec(t, conn,
+			"CREATE SEQUENCE "+sch+".up CACHE 5",
+			"SELECT setval('"+sch+".up', 100)",
+			"CREATE SEQUENCE "+sch+".ring MAXVALUE 1000 CYCLE",
+			"SELECT setval('"+sch+".ring', 10)",
+		)
+		ts.ok("import", "--from", pgURL, "--schema", sch, "--sample", "0", "--margin", "10")
+		// The rollout's fence first (a margin below the store's range),
+		// then the final one, which gives the options back.
+		ts.ok("fence", "--from", pgURL, "--schema", sch)
+		final := []string{"fence", "--final", "--from", pgURL, "--schema", sch}
+		out := ts.ok(append(final, "--dry-run")...)
+		if !strings.Contains(out, `fence: ALTER SEQUENCE "`+sch+`"."up" AS bigint INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807`) {
+			t.Errorf("fence --final --dry-run:\n%s", out)
+		}
+		ts.ok(final...)
+		for _, seq := range []string{"up", "ring"} {
+			c := ts.describe(sch + "." + seq)
+			var last, max int64
+			var called, cycle bool
+			if err := conn.QueryRow(context.Background(), "SELECT s.last_value, s.is_called, p.max_value, p.cycle FROM "+sch+"."+seq+
+				" s, pg_sequences p WHERE p.schemaname = $1 AND p.sequencename = $2", sch, seq).Scan(&last, &called, &max, &cycle); err != nil {
+				t.Fatal(err)
+			}
+			if max != c.MaxValue || last != max || !called || cycle {
+				t.Errorf("%s after fence --final: last_value %d called %v, MAXVALUE %d (store's %d), cycle %v; want at the store's MAXVALUE, called, NO CYCLE",
+					seq, last, called, max, c.MaxValue, cycle)
+			}
+			if vals, code := drain(t, conn, sch+"."+seq, 5); code != "2200H" || len(vals) != 0 {
+				t.Errorf("%s: native nextval after fence --final gave %v, %q; want 2200H at once", seq, vals, code)
+			}
+		}
+		if out := ts.ok(final...); strings.Count(out, "skip: already the store's fenced twin") != 2 {
+			t.Errorf("second fence --final:\n%s", out)
+		}
+
+		// Through the driver, the twin follows the sequence's DDL.
+		sep := "?"
+		if strings.Contains(pgURL, "?") {
+			sep = "&"
+		}
+		db, err := sql.Open("seqshim", pgURL+sep+"seqshim.store="+url.QueryEscape(ts.store))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec("ALTER SEQUENCE " + sch + ".up INCREMENT BY 3 MAXVALUE 1000000"); err != nil {
+			t.Fatal(err)
+		}
+		var inc, max, last int64
+		if err := conn.QueryRow(context.Background(), "SELECT p.increment_by, p.max_value, s.last_value FROM "+sch+".up s, pg_sequences p WHERE p.schemaname = $1 AND p.sequencename = 'up'",
+			sch).Scan(&inc, &max, &last); err != nil || inc != 3 || max != 1000000 || last != max {
+			t.Errorf("the twin after ALTER through seqshim: increment %d, MAXVALUE %d, last_value %d, %v; want 3, 1000000 and at its end", inc, max, last, err)
+		}
+		var v int64
+		if err := db.QueryRow("SELECT nextval('" + sch + ".up')").Scan(&v); err != nil || v <= 110 {
+			t.Errorf("nextval through seqshim: %d, %v; want a store value past the native range", v, err)
+		}
 	})
 }

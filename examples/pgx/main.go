@@ -10,7 +10,9 @@
 // in the database, through seqshim in the store — times SELECT
 // nextval('orders_seq') both ways, and inserts rows whose ids come from
 // nextval through seqshim. It leaves nothing behind: the database side uses a
-// temporary sequence and a temporary table, which end with their session.
+// temporary sequence and a temporary table, which end with their session,
+// and seqshim's sequence (in the store, with its fenced twin in the
+// database, which keeps the catalog as PostgreSQL's) is dropped at the end.
 package main
 
 import (
@@ -85,7 +87,7 @@ func run(ctx context.Context, w io.Writer, dsn string, calls int) error {
 		where     string
 	}{
 		{nc, "pgx", "CREATE TEMPORARY SEQUENCE orders_seq START 1000", "the database (a temporary sequence: this session only)"},
-		{sc, "seqshim", "CREATE SEQUENCE orders_seq START 1000", "the store (memory:), not the database"},
+		{sc, "seqshim", "CREATE SEQUENCE orders_seq START 1000", "the store (memory:), and its fenced twin in the database (never drawn from)"},
 		{sc, "seqshim", "CREATE TEMPORARY TABLE orders (id bigint PRIMARY KEY, item text NOT NULL)", "the database"},
 	} {
 		if _, err := s.conn.ExecContext(ctx, s.stmt); err != nil {
@@ -93,6 +95,7 @@ func run(ctx context.Context, w io.Writer, dsn string, calls int) error {
 		}
 		fmt.Fprintf(w, "%-7s  %s\n         -> %s\n", s.via, s.stmt, s.where)
 	}
+	defer sc.ExecContext(context.WithoutCancel(ctx), "DROP SEQUENCE orders_seq") // the store's, and its twin
 
 	// The same statement on both sides, one call each in turn, so that both
 	// see the same machine load.

@@ -16,8 +16,9 @@
 // sequences must each stand where the rows drawn from it put them; after a
 // seqshim run, the store must hold the same sequences (implicit names such
 // as customers_id_seq, the same options and position, and the column they
-// are the default of) and the database none: its columns have no default
-// and no identity.
+// are the default of) and the database the same column defaults and
+// identities as natively, drawing from fenced twins of the store's
+// sequences (their options, standing at their end).
 //
 // TestInsertSelectRefused checks that INSERT … SELECT leaving a
 // store-backed id to its default, which needs a value per row, fails with

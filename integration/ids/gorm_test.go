@@ -25,6 +25,7 @@ type Customer struct {
 }
 
 // TestGorm: AutoMigrate (twice, as an application does at every start),
+// the migrator's ColumnTypes (the live schema as GORM reads it),
 // Create, Create of a slice, CreateInBatches mixing zero ids (drawn from the
 // default) and explicit ones, a model with no other field, currval and
 // lastval, a duplicate explicit id.
@@ -47,6 +48,23 @@ func gormProgram(ctx context.Context, driverName, dsn string, tr *transcript) er
 
 	if !tr.step("AutoMigrate", db.AutoMigrate(&Tag{}, &Customer{})) {
 		return nil
+	}
+
+	// The migrator reads the live schema as schema tools do: the id column
+	// of a table created through seqshim is auto-increment with its
+	// default, as natively (information_schema.columns, pg_attrdef).
+	for _, model := range []any{&Tag{}, &Customer{}} {
+		cols, err := db.Migrator().ColumnTypes(model)
+		if !tr.step("ColumnTypes", err) {
+			return nil
+		}
+		for _, c := range cols {
+			auto, _ := c.AutoIncrement()
+			def, hasDef := c.DefaultValue()
+			null, _ := c.Nullable()
+			pk, _ := c.PrimaryKey()
+			tr.printf("column %s %s: auto-increment %v, default %q (%v), nullable %v, primary key %v", c.Name(), c.DatabaseTypeName(), auto, def, hasDef, null, pk)
+		}
 	}
 
 	customers := func(what string, cs []Customer) {

@@ -166,7 +166,8 @@ func checkDrawn(t *testing.T, res *result) {
 // checkSeqshim compares a run through seqshim with the native run: the same
 // transcript apart from drawn id values, the same sequences in the store as
 // natively in the database (options, position, the column each is the
-// default of), and in seqshim's database no sequence and no default.
+// default of), and in seqshim's database the same defaults and identities
+// as natively, drawing from fenced twins.
 func checkSeqshim(t *testing.T, native, res *result) {
 	if native == nil {
 		t.Fatal("no native run to compare with")
@@ -196,45 +197,32 @@ func checkSeqshim(t *testing.T, native, res *result) {
 	}
 	checkDrawn(t, res)
 
-	// The database: no sequence, and the columns plain (no default, no
-	// identity, NOT NULL), so a writer that bypasses seqshim fails.
+	// The database: as natively, the same column defaults and identities
+	// drawing from the same sequences, each a fenced twin of the store's
+	// (its options, standing at its end, NO CYCLE), so that the catalog
+	// reads as PostgreSQL's and a writer that bypasses seqshim fails.
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	db := openNative(t, res.dbURL)
-	var dbSeqs []string
-	rows, err := db.QueryContext(ctx, "SELECT schemaname || '.' || sequencename FROM pg_sequences ORDER BY 1")
-	if err != nil {
-		t.Fatal(err)
+	twins, columns := nativeSequences(t, ctx, db)
+	if !slices.Equal(columns, native.columns) {
+		t.Errorf("columns with a sequence default or identity in seqshim's database: %v; natively %v", columns, native.columns)
 	}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
+	for _, name := range sortedKeys(native.seqs) {
+		want := native.seqs[name]
+		want.Last, want.Called, want.Cycle = want.Max, true, false
+		if want.Inc < 0 {
+			want.Last = want.Min
 		}
-		dbSeqs = append(dbSeqs, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(dbSeqs) > 0 {
-		t.Errorf("the database has sequences of its own: %v; through seqshim it should have none", dbSeqs)
-	}
-	for _, col := range native.columns {
-		table, column, _ := strings.Cut(col, ".")
-		var def sql.NullString
-		var identity, nullable string
-		err := db.QueryRowContext(ctx, `SELECT column_default, is_identity, is_nullable FROM information_schema.columns
-			WHERE table_schema = 'public' AND table_name = $1 AND column_name = $2`, table, column).Scan(&def, &identity, &nullable)
-		if errors.Is(err, sql.ErrNoRows) {
-			t.Errorf("column %s is not in the database", col)
-			continue
+		if got, ok := twins[name]; !ok {
+			t.Errorf("seqshim's database has no sequence %s (natively: %s)", name, native.seqs[name])
+		} else if got != want {
+			t.Errorf("sequence %s in seqshim's database:\n got %s\nwant %s (the native one's options, fenced at its end)", name, got, want)
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if def.Valid || identity != "NO" || nullable != "NO" {
-			t.Errorf("column %s in the database: default %q, identity %s, nullable %s; want no default, no identity, NOT NULL",
-				col, def.String, identity, nullable)
+	}
+	for _, name := range sortedKeys(twins) {
+		if _, ok := native.seqs[name]; !ok {
+			t.Errorf("seqshim's database has sequence %s (%s), which the native run did not create", name, twins[name])
 		}
 	}
 	if t.Failed() {

@@ -217,8 +217,8 @@ func multiProcess(t *testing.T, driverName, store string) {
 	}
 
 	// Through seqshim: the drawn ids are values the store handed out, from
-	// readings_id_seq, which is readings.id's default; the database has no
-	// sequence and no default.
+	// readings_id_seq, which is readings.id's default; the database has the
+	// default drawing from its fenced twin.
 	st, err := storeurl.Open(ctx, store)
 	if err != nil {
 		t.Fatal(err)
@@ -244,13 +244,17 @@ func multiProcess(t *testing.T, driverName, store string) {
 		}
 		t.Logf("store: readings_id_seq at %d after %d reservations", info.Position.Last, info.Reservations)
 	}
+	// The database has the column's default as natively, drawing from the
+	// fenced twin, which no process drew from: it stands at its end.
 	var def *string
-	if err := native.QueryRowContext(ctx, `SELECT column_default FROM information_schema.columns
-		WHERE table_schema = 'public' AND table_name = 'readings' AND column_name = 'id'`).Scan(&def); err != nil {
+	var fenced bool
+	if err := native.QueryRowContext(ctx, `SELECT c.column_default, s.last_value = s.max_value FROM information_schema.columns c, pg_sequences s
+		WHERE c.table_schema = 'public' AND c.table_name = 'readings' AND c.column_name = 'id'
+		AND s.schemaname = 'public' AND s.sequencename = 'readings_id_seq'`).Scan(&def, &fenced); err != nil {
 		t.Fatal(err)
 	}
-	if def != nil {
-		t.Errorf("readings.id has the default %s in the database; want none", *def)
+	if def == nil || *def != "nextval('readings_id_seq'::regclass)" || !fenced {
+		t.Errorf("readings.id in the database: default %v, its sequence fenced %v; want nextval('readings_id_seq'::regclass) from a fenced twin", def, fenced)
 	}
 }
 

@@ -38,7 +38,7 @@ func Example_bun() {
 	}
 	for _, stmt := range []string{
 		"DROP SEQUENCE IF EXISTS orders_seq",
-		"CREATE SEQUENCE orders_seq START 1000", // in the store, not the database
+		"CREATE SEQUENCE orders_seq START 1000", // in the store; its fenced twin in the database
 	} {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			log.Fatal(err)
@@ -68,11 +68,11 @@ func Example_bun() {
 		fmt.Println("found", o.ID, o.Item)
 	}
 
-	report(ctx, db.DB, "bun_orders")
+	finish(ctx, db.DB, "bun_orders")
 	// Output:
 	// inserted 1000 1001 1002
 	// found 1000 widget
 	// found 1002 gizmo
 	// store: 3 values of orders_seq served to this process
-	// database: sequence orders_seq exists: false; default of bun_orders.id: ""
+	// database: orders_seq is the store's fenced twin: true; default of bun_orders.id: ""
 }

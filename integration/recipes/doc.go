@@ -4,8 +4,9 @@
 // it, and fail with SEQSHIM_TEST_REQUIRE=1).
 //
 // Each recipe opens PostgreSQL through the seqshim driver with a memory:
-// store, creates orders_seq through the driver (so it lives in the store, not
-// in the database), creates a table whose id is a plain bigint primary key,
+// store, creates orders_seq through the driver (so it lives in the store, with
+// a fenced twin in the database that nothing draws from), creates a table
+// whose id is a plain bigint primary key,
 // and inserts rows whose ids the application draws from orders_seq in the way
 // the tool allows:
 //
@@ -17,8 +18,8 @@
 //     before Create.
 //
 // Each prints what the store served (driver.Stats) and checks that the
-// database has no sequence of that name and that the id column has no
-// default.
+// database's sequence of that name is the fenced twin (at its end) and that
+// the id column has no default, then drops the sequence.
 //
 // # Implicit ids
 //

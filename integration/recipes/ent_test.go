@@ -36,7 +36,7 @@ func Example_ent() {
 	}
 	for _, stmt := range []string{
 		"DROP SEQUENCE IF EXISTS orders_seq",
-		"CREATE SEQUENCE orders_seq START 1000", // in the store, not the database
+		"CREATE SEQUENCE orders_seq START 1000", // in the store; its fenced twin in the database
 	} {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			log.Fatal(err)
@@ -78,11 +78,11 @@ func Example_ent() {
 		fmt.Println("found", o.ID, o.Item)
 	}
 
-	report(ctx, db, "ent_orders")
+	finish(ctx, db, "ent_orders")
 	// Output:
 	// created 1000 1001 1002
 	// found 1000 widget
 	// found 1002 gizmo
 	// store: 3 values of orders_seq served to this process
-	// database: sequence orders_seq exists: false; default of ent_orders.id: ""
+	// database: orders_seq is the store's fenced twin: true; default of ent_orders.id: ""
 }

@@ -54,7 +54,7 @@ func Example_gorm() {
 	}
 	for _, stmt := range []string{
 		"DROP SEQUENCE IF EXISTS orders_seq",
-		"CREATE SEQUENCE orders_seq START 1000", // in the store, not the database
+		"CREATE SEQUENCE orders_seq START 1000", // in the store; its fenced twin in the database
 	} {
 		if err := db.Exec(stmt).Error; err != nil {
 			log.Fatal(err)
@@ -78,10 +78,10 @@ func Example_gorm() {
 	}
 	fmt.Println("found", found)
 
-	report(ctx, sqlDB, "gorm_orders")
+	finish(ctx, sqlDB, "gorm_orders")
 	// Output:
 	// created 1000 1001 1002
 	// found [{1000 widget} {1002 gizmo}]
 	// store: 3 values of orders_seq served to this process
-	// database: sequence orders_seq exists: false; default of gorm_orders.id: ""
+	// database: orders_seq is the store's fenced twin: true; default of gorm_orders.id: ""
 }

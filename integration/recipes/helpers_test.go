@@ -40,11 +40,15 @@ func pgDSN(store string) string {
 	return u.String()
 }
 
-// report prints where the ids came from: the values of orders_seq the store
-// served to this process (driver.Stats), whether the database has a sequence
-// public.orders_seq (it must not: CREATE SEQUENCE through seqshim goes to the
-// store), and the default of table.id (none: not serial, not identity).
-func report(ctx context.Context, db *sql.DB, table string) {
+// finish prints where the ids came from: the values of orders_seq the store
+// served to this process (driver.Stats), whether the database's
+// public.orders_seq is the store sequence's fenced twin (it must be: at its
+// end, so that nothing draws from it natively; CREATE SEQUENCE through
+// seqshim makes it, for the catalog to read as PostgreSQL's), and the
+// default of table.id (none: not serial, not identity). Then it drops
+// orders_seq through seqshim — the store's and its twin — so that the next
+// recipe, with a memory: store of its own, can create it again.
+func finish(ctx context.Context, db *sql.DB, table string) {
 	stats, err := driver.Stats(ctx, db)
 	if err != nil {
 		panic(err)
@@ -52,8 +56,9 @@ func report(ctx context.Context, db *sql.DB, table string) {
 	for _, st := range stats {
 		fmt.Printf("store: %d values of %s served to this process\n", st.Served, st.Name)
 	}
-	var native bool
-	if err := db.QueryRowContext(ctx, "SELECT to_regclass('public.orders_seq') IS NOT NULL").Scan(&native); err != nil {
+	var fenced bool
+	if err := db.QueryRowContext(ctx, `SELECT coalesce(bool_and(last_value = max_value), false) FROM pg_sequences
+		WHERE schemaname = 'public' AND sequencename = 'orders_seq'`).Scan(&fenced); err != nil {
 		panic(err)
 	}
 	var def sql.NullString
@@ -62,5 +67,8 @@ func report(ctx context.Context, db *sql.DB, table string) {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("database: sequence orders_seq exists: %v; default of %s.id: %q\n", native, table, def.String)
+	fmt.Printf("database: orders_seq is the store's fenced twin: %v; default of %s.id: %q\n", fenced, table, def.String)
+	if _, err := db.ExecContext(ctx, "DROP SEQUENCE orders_seq"); err != nil {
+		panic(err)
+	}
 }

@@ -37,7 +37,7 @@ func Example_sqlx() {
 		"DROP TABLE IF EXISTS sqlx_orders",
 		"CREATE TABLE sqlx_orders (id bigint PRIMARY KEY, item text NOT NULL)",
 		"DROP SEQUENCE IF EXISTS orders_seq",    // in the store
-		"CREATE SEQUENCE orders_seq START 1000", // in the store, not the database
+		"CREATE SEQUENCE orders_seq START 1000", // in the store; its fenced twin in the database
 	} {
 		db.MustExecContext(ctx, stmt)
 	}
@@ -69,14 +69,14 @@ func Example_sqlx() {
 	}
 	fmt.Println("found", found)
 
-	report(ctx, db.DB, "sqlx_orders")
+	finish(ctx, db.DB, "sqlx_orders")
 	// Output:
 	// inserted 1000 widget
 	// inserted 1001 gadget
 	// inserted 1002 gizmo
 	// found [{1000 widget} {1002 gizmo}]
 	// store: 3 values of orders_seq served to this process
-	// database: sequence orders_seq exists: false; default of sqlx_orders.id: ""
+	// database: orders_seq is the store's fenced twin: true; default of sqlx_orders.id: ""
 }
 
 // TestSqlxBindDriver shows why Example_sqlx calls sqlx.BindDriver: sqlx leaves

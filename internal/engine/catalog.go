@@ -343,14 +343,23 @@ func (s *Session[A]) catalogDDL(ctx context.Context, c *rewrite.Catalog) (served
 		case "RENAME TO":
 			schema, _ := sequence.SplitName(name)
 			to := sequence.FormatName(schema, sequence.RelName(c.RenameTo))
-			return true, s.ddl(ctx, &rewrite.DDL{Op: rewrite.Rename, Names: []string{name}, RenameTo: to})
+			return true, s.sequenceDDL(ctx, &rewrite.DDL{Op: rewrite.Rename, Names: []string{name}, RenameTo: to})
 		case "SET SCHEMA":
-			return true, s.ddl(ctx, &rewrite.DDL{Op: rewrite.Move, Names: []string{name}, RenameTo: c.RenameTo})
+			return true, s.sequenceDDL(ctx, &rewrite.DDL{Op: rewrite.Move, Names: []string{name}, RenameTo: c.RenameTo})
 		case "SET LOGGED", "SET UNLOGGED":
-			return true, nil // a store sequence has no persistence of its own: the store is durable
+			// A store sequence has no persistence of its own (the store is
+			// durable); its twin's follows.
+			return true, s.sequenceDDL(ctx, &rewrite.DDL{Op: rewrite.SetLogged, Names: []string{name}, Unlogged: c.Action == "SET UNLOGGED"})
 		}
-		return false, unsupportedf(`seqshim: ALTER TABLE … %s is not supported for "%s", a sequence of seqshim's sequence store: `+
-			`store sequences have no owner in the database; leave the statement out`, c.Action, sequence.RelName(name))
+		if s.isFenced(ctx, name) {
+			return false, nil // OWNER TO and the like: its twin's, in the database
+		}
+		what := "TABLE"
+		if c.Sequence {
+			what = "SEQUENCE"
+		}
+		return false, unsupportedf(`seqshim: ALTER %s … %s is not supported for "%s", a sequence of seqshim's sequence store made without a twin in the database (seqctl create): `+
+			`it has no owner there; leave the statement out, or make it through seqshim (CREATE SEQUENCE)`, what, c.Action, sequence.RelName(name))
 	case rewrite.ColumnDefaults:
 		return false, nil // nothing about store sequences as relations: see tableddl.go
 	case rewrite.OnSequence:
@@ -388,7 +397,7 @@ func (s *Session[A]) storeOnly(ctx context.Context, name string) (bool, error) {
 func (s *Session[A]) storeRelation(ctx context.Context, name string, unqualified bool) (string, error) {
 	_, rel := sequence.SplitName(name)
 	if !unqualified || s.db == nil {
-		if kind, err := s.relkind(ctx, name, false); err != nil || kind != 0 {
+		if kind, err := s.relkind(ctx, name, false); err != nil || kind != 0 && !(kind == 'S' && s.isFenced(ctx, name)) {
 			return "", err
 		}
 		if ok, err := s.visibleSeq(ctx, name); err != nil || !ok {
@@ -417,7 +426,7 @@ func (s *Session[A]) storeRelation(ctx context.Context, name string, unqualified
 	if err != nil {
 		return "", err
 	}
-	if isRel {
+	if isRel && !(table.canonical() == seq && s.isFenced(ctx, seq)) {
 		schema, _ := sequence.SplitName(seq)
 		if slices.Index(s.path.schemas, table.schema) <= slices.Index(s.path.schemas, schema) {
 			return "", nil // the database's relation comes first (pg_catalog and pg_temp before all)
@@ -438,13 +447,14 @@ func unsupportedf(format string, args ...any) error {
 // and "does not exist" would mislead. Then it is a 0A000 saying what to do
 // instead. It costs nothing unless err is a 42P01 (one store read then).
 //
-// A NOT NULL violation (23502) may be an INSERT into a table whose
-// store-backed column defaults another process created since this one read
-// them: the next statement that may need them reads them again.
+// A NOT NULL violation (23502), or a fenced twin's 2200H (fenced.go), may
+// be an INSERT into a table whose store-backed column defaults another
+// process created since this one read them: the next statement that may
+// need them reads them again.
 func (s *Session[A]) DatabaseError(ctx context.Context, err error) error {
 	s.heardFrom()
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == codeNotNullViolation {
+	if errors.As(err, &pe) && (pe.Code == codeNotNullViolation || pe.Code == sequence.CodeLimitExceeded) {
 		s.eng.forgetDefaults()
 	}
 	if !errors.As(err, &pe) || pe.Code != sequence.CodeUndefinedTable {

@@ -31,12 +31,14 @@ func TestPGCatalog(t *testing.T) {
 	// by to_regclass as PostgreSQL finds a name without a schema; and a
 	// table of the database, for a name to create in public.
 	perm := fmt.Sprintf("catalog_%d", time.Now().UnixNano())
-	for _, q := range []string{"CREATE TEMP TABLE tt (a int)", "CREATE TEMP SEQUENCE dbseq", "CREATE TABLE " + perm + " (a int)"} {
+	// public.tt, made below, is the fenced twin of a store sequence of the
+	// test's own store: none of an earlier run's may be left.
+	for _, q := range []string{"DROP SEQUENCE IF EXISTS public.tt", "CREATE TEMP TABLE tt (a int)", "CREATE TEMP SEQUENCE dbseq", "CREATE TABLE " + perm + " (a int)"} {
 		if _, err := pc.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
-	defer func() { _, _ = pc.Exec(context.Background(), "DROP TABLE "+perm) }()
+	defer func() { _, _ = pc.Exec(context.Background(), "DROP TABLE "+perm+"; DROP SEQUENCE IF EXISTS public.tt") }()
 	s := newSession(t, PgConn(pc.PgConn()))
 	tests := []struct {
 		query, code, prefix string

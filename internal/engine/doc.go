@@ -118,7 +118,8 @@
 // Table DDL with store-backed column defaults (tableddl.go) follows the
 // same protocol: the session sends the table statement without the
 // defaults itself, then applies the store's side (sequences, column
-// defaults) as held DDL — outside a transaction block inside one it opens
+// defaults) as held DDL and gives the database the fenced twins of the
+// sequences with the native defaults drawing from them (fenced.go) — outside a transaction block inside one it opens
 // (BEGIN … the commit protocol above), inside one at the transaction's
 // COMMIT. INSERTs into such tables get the defaults written out as nextval
 // calls before they are planned (defaults.go), and so do INSERTs through

@@ -214,7 +214,7 @@ func (s *Session[A]) evaluate(ctx context.Context, pl *rewrite.Plan, args A, p *
 				s.nativeAny, ev.Send = true, true
 				continue
 			}
-			if err := s.ddl(ctx, st.DDL); err != nil {
+			if err := s.sequenceDDL(ctx, st.DDL); err != nil {
 				return ev, err
 			}
 			if s.eng.ddlToDB {

@@ -58,7 +58,7 @@ func (s *Session[A]) moveTo(ctx context.Context, name, ownedBy, to string) (stri
 	if from, _ := sequence.SplitName(name); from == schema {
 		return "", nil
 	}
-	if err := s.checkMoveFree(ctx, to); err != nil {
+	if err := s.checkMoveFree(ctx, to, false); err != nil {
 		return "", err
 	}
 	return to, nil
@@ -124,7 +124,9 @@ func (s *Session[A]) checkTargetSchema(ctx context.Context, schema string) error
 // taken, in the session's view: by a relation of the database, a sequence
 // the open transaction holds, or a sequence of the store (of any database
 // sharing it: the store has one namespace).
-func (s *Session[A]) checkMoveFree(ctx context.Context, to string) error {
+//
+// twin: the relation at to is the sequence's own twin, moved already.
+func (s *Session[A]) checkMoveFree(ctx context.Context, to string, twin bool) error {
 	schema, rel := sequence.SplitName(to)
 	taken := func() error {
 		return &sequence.Error{Code: sequence.CodeDuplicateTable, Kind: sequence.ErrExists,
@@ -132,7 +134,7 @@ func (s *Session[A]) checkMoveFree(ctx context.Context, to string) error {
 	}
 	if kind, err := s.relkind(ctx, to, false); err != nil {
 		return err
-	} else if kind != 0 {
+	} else if kind != 0 && !twin {
 		return taken()
 	}
 	if s.tx != nil {
@@ -241,7 +243,9 @@ func (s *Session[A]) moveOwned(schema, name string) func(context.Context) error 
 		if err != nil {
 			return err
 		}
-		if err := s.checkMoveFree(ctx, to); err != nil {
+		// The database moved the table's fenced twins with it (the
+		// statement ran first): a twin at to is this sequence's.
+		if err := s.checkMoveFree(ctx, to, s.isFenced(ctx, to)); err != nil {
 			return err
 		}
 		return s.holdRename(ctx, name, hs, to, true)

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/seqshim/seqshim/internal/fence"
 	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/sequence"
 )
@@ -145,7 +147,7 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 			} else if native {
 				break // a temporary sequence's: the database's, as written
 			}
-			if err := s.ddl(ctx, st.DDL); err != nil {
+			if err := s.sequenceDDL(ctx, st.DDL); err != nil {
 				return fail(err)
 			}
 			if !s.eng.ddlToDB {
@@ -158,7 +160,13 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 					return fail(err)
 				}
 				if tp != nil {
+					if err := s.execTwins(ctx, tp.pre); err != nil {
+						return fail(err)
+					}
 					text, ops, orphans = tp.text, tp.ops, orphans || tp.orphans
+					for _, table := range tp.fence {
+						ops = append(ops, func(ctx context.Context) error { return s.fenceTable(ctx, table, tp.unfenced) })
+					}
 					break
 				}
 			}
@@ -377,6 +385,14 @@ type tablePlan struct {
 	text    string
 	ops     []func(context.Context) error
 	orphans bool
+	// pre are statements sent before text: a fenced twin put back inside
+	// its bounds (unfenced), so that PostgreSQL's checks of an ALTER
+	// COLUMN … TYPE see a value of the sequence, not the fence.
+	pre      []string
+	unfenced map[string]bool
+	// fence are the tables whose columns get their twins after the ops
+	// (fenced.go).
+	fence []tableRef
 }
 
 // planTable returns how to serve the store-backed column defaults of a
@@ -530,7 +546,7 @@ func (s *Session[A]) createTable(ctx context.Context, t *rewrite.TableDDL) (*tab
 		return nil, nil
 	}
 	text, _ := t.AppendSQL(nil, func(i int) rewrite.Rendering { return how[i] })
-	return &tablePlan{text: string(text), ops: ops}, nil
+	return &tablePlan{text: string(text), ops: ops, fence: []tableRef{table}}, nil
 }
 
 // ddlTableArg is name i of table DDL t as written for to_regclass: one
@@ -555,15 +571,16 @@ func tableArg(canonical string) string {
 type columnFacts struct {
 	exists, notNull, hasDefault bool
 	typ                         string // format_type
+	identity                    bool   // an identity in the database (a fenced twin's)
 }
 
 func (s *Session[A]) columnFacts(ctx context.Context, table tableRef, column string) (columnFacts, error) {
-	rows, _, err := s.query(ctx, "SELECT a.attnotnull::text, pg_catalog.format_type(a.atttypid, a.atttypmod), a.atthasdef::text FROM pg_catalog.pg_attribute a WHERE a.attrelid = pg_catalog.to_regclass("+
+	rows, _, err := s.query(ctx, "SELECT a.attnotnull::text, pg_catalog.format_type(a.atttypid, a.atttypmod), a.atthasdef::text, (a.attidentity <> '')::text FROM pg_catalog.pg_attribute a WHERE a.attrelid = pg_catalog.to_regclass("+
 		literal(table.quoted())+") AND a.attname = "+literal(column)+" AND a.attnum > 0 AND NOT a.attisdropped")
-	if err != nil || len(rows) == 0 || len(rows[0]) != 3 {
+	if err != nil || len(rows) == 0 || len(rows[0]) != 4 {
 		return columnFacts{}, err
 	}
-	return columnFacts{exists: true, notNull: rows[0][0] == "true", typ: rows[0][1], hasDefault: rows[0][2] == "true"}, nil
+	return columnFacts{exists: true, notNull: rows[0][0] == "true", typ: rows[0][1], hasDefault: rows[0][2] == "true", identity: rows[0][3] == "true"}, nil
 }
 
 // addedFacts are the facts of column def, added by the statement.
@@ -627,6 +644,9 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 		how[i] = rewrite.AsWritten
 	}
 	taken := map[string]bool{}
+	var pre []string
+	unfenced := map[string]bool{}
+	final := table // its name after the statement
 	// What earlier subcommands of the statement did to a column, which
 	// later ones see, as in PostgreSQL: columns added, SET or DROP NOT NULL.
 	added := map[string]columnFacts{}
@@ -798,7 +818,11 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 			if !bound || !b.kind.IsIdentity() {
 				continue
 			}
-			how[i] = rewrite.Omit
+			if facts, err := s.columnFacts(ctx, table, c.Column); err != nil {
+				return nil, err
+			} else if !facts.identity {
+				how[i] = rewrite.Omit // no twin: the database has nothing to drop
+			}
 			unbind(c.Column)
 			seq := b.seq
 			ops = append(ops, func(ctx context.Context) error {
@@ -812,6 +836,15 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 				return nil, c.TypeErr
 			}
 			seq, typ := b.seq, c.Type
+			if n, err := s.twin(ctx, seq); err != nil {
+				return nil, err
+			} else if n.Kind == 'S' && n.Fenced && !unfenced[seq] {
+				// The database changes its twin's type and checks the
+				// fence against the new bounds: put it at its start
+				// (fenceTable fences it again after the statement).
+				pre = append(pre, "ALTER SEQUENCE "+fence.Quote(seq)+" RESTART WITH "+strconv.FormatInt(n.Spec.Start, 10))
+				unfenced[seq] = true
+			}
 			ops = append(ops, func(ctx context.Context) error {
 				return s.ddl(ctx, &rewrite.DDL{Op: rewrite.Alter, Names: []string{seq}, Clauses: sequence.Clauses{Type: &typ}})
 			})
@@ -836,6 +869,7 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 				}
 				to = tableRef{c.NewName, table.rel}
 			}
+			final = to
 			for col, b := range binds {
 				from, kind := table.canonical(), b.kind
 				ops = append(ops, s.editDefaults(b.seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault {
@@ -866,7 +900,7 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 	if empty {
 		text = nil
 	}
-	return &tablePlan{text: string(text), ops: ops, orphans: orphans}, nil
+	return &tablePlan{text: string(text), ops: ops, orphans: orphans, pre: pre, unfenced: unfenced, fence: []tableRef{final}}, nil
 }
 
 // identityColumnError is PostgreSQL's error for SET DEFAULT or DROP DEFAULT

@@ -151,6 +151,14 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 				}
 				return sequence.ExistsError(name)
 			}
+			// A relation of the database of that name: a table, view or
+			// index, or the twin of a sequence of its own.
+			if free, err := s.checkFree(ctx, name, d.IfNotExists); err != nil || !free {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			spec := spec
 			if d.OwnedBy != "" {
 				if spec.OwnedBy, err = s.ownedBy(ctx, name, d.OwnedBy); err != nil {
@@ -171,7 +179,7 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 			delete(h.hidden, name)
 		}
 	case rewrite.Alter:
-		for _, name := range d.Names {
+		for i, name := range d.Names {
 			// PostgreSQL gives the sequence a new relfilenode for any
 			// option but OWNED BY: values drawn after it are the
 			// transaction's own, gone if it rolls back.
@@ -180,8 +188,12 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 			opts := d.Clauses
 			opts.Defaults, opts.OwnedBy = nil, nil
 			hs, err := s.hold(ctx, name, opts != (sequence.Clauses{}))
-			if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
-				continue
+			if errors.Is(err, sequence.ErrNotFound) {
+				err = s.notSequence(ctx, name, d.IsUnqualified(i), err) // IF EXISTS does not cover a table
+				if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
+					continue
+				}
+				err = s.ddlError(ctx, d, i, name, err)
 			}
 			if err != nil {
 				return err
@@ -248,8 +260,15 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 			if err != nil {
 				return err
 			}
-			if !ok && !d.IfExists {
-				return dropError(sequence.NotFoundError(name))
+			if !ok {
+				// A relation of another kind is PostgreSQL's 42809, which
+				// IF EXISTS does not cover.
+				i := slices.Index(d.Names, name)
+				err := s.notSequence(ctx, name, d.IsUnqualified(i), sequence.NotFoundError(name))
+				if d.IfExists && errors.Is(err, sequence.ErrNotFound) {
+					continue
+				}
+				return dropError(s.ddlError(ctx, d, i, name, err))
 			}
 		}
 		for _, name := range names { // all or none: dependents first
