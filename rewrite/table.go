@@ -120,6 +120,11 @@ type TableDDL struct {
 	Unlogged    bool // CREATE UNLOGGED TABLE: PostgreSQL makes its sequences unlogged too
 	Only        bool // ALTER TABLE ONLY
 	Cascade     bool // DROP TABLE … CASCADE
+	// Like is CREATE TABLE … (LIKE source …) without a sequence default
+	// of its own: the database copies the source's columns, and with
+	// them, as the options say, its defaults and identities, which the
+	// session reads back once the table exists.
+	Like bool
 
 	// Columns are CREATE TABLE's column definitions, in order (table
 	// constraints are not columns).

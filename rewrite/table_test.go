@@ -394,7 +394,6 @@ func TestTablePassThrough(t *testing.T) {
 		"CREATE TABLE t AS SELECT 1 AS id",
 		"CREATE TABLE t (a, b) AS VALUES (1, 2)",
 		"CREATE TEMP TABLE t (id int)",
-		"CREATE TABLE t (LIKE u INCLUDING ALL)",
 		"CREATE TABLE t PARTITION OF p FOR VALUES IN (1)",
 		"CREATE TABLE t OF ty (id WITH OPTIONS NOT NULL)",
 		"CREATE INDEX i ON t (id)",
@@ -619,5 +618,23 @@ func TestTableCatalog(t *testing.T) {
 		if st := one(t, Postgres, sql); st.Kind != CatalogDDL || st.Table != nil {
 			t.Errorf("%s: %v, Table %+v", sql, st.Kind, st.Table)
 		}
+	}
+}
+
+// TestTableLike: CREATE TABLE … (LIKE u …) without a sequence default of
+// its own is table DDL the session reads back (what LIKE copied), not a
+// pass-through; with one, it is refused.
+func TestTableLike(t *testing.T) {
+	for _, sql := range []string{"CREATE TABLE t (LIKE u INCLUDING ALL)", "CREATE TABLE t (LIKE u, v text)"} {
+		p := Build(Postgres, sql)
+		if len(p.Statements) != 1 || p.Statements[0].Table == nil || !p.Statements[0].Table.Like || p.Statements[0].Table.Op != TableCreate {
+			t.Errorf("%s: %+v, want table DDL with Like", sql, p.Statements)
+		}
+	}
+	if p := Build(Postgres, "CREATE TABLE t (LIKE u, id serial)"); p.Err == nil {
+		t.Error("a serial column beside LIKE: accepted")
+	}
+	if p := Build(Postgres, "CREATE TEMP TABLE t (LIKE u INCLUDING ALL)"); !p.PassThrough() {
+		t.Errorf("a temporary table with LIKE: %+v, want a pass-through plan", p.Statements)
 	}
 }

@@ -190,6 +190,13 @@ func (s *stmt) createTable(st *Statement) bool {
 		}
 	}
 	if with == nil {
+		if like && !typed && !partition && errs.first() == nil {
+			// What LIKE copies (a store default's twin, an identity with
+			// a sequence of its own) is read back once it ran.
+			t.Like = true
+			st.Kind, st.Catalog, st.Table = CatalogDDL, &Catalog{Op: ColumnDefaults}, t
+			return true
+		}
 		return false // no sequence default: not ours
 	}
 	if with != nil {

@@ -360,8 +360,12 @@ func (s *Session[A]) fenceColumn(ctx context.Context, table tableRef, c twinColu
 		case c.identity != 0 || c.hasDefault || !c.notNull || n.Kind != 0:
 			return nil, nil // the database's own, or a name taken: no twin
 		}
+		// ADD GENERATED makes the sequence of the column's type; the
+		// store's may be another (LIKE … INCLUDING IDENTITY copies a
+		// bigint one onto an integer column): ALTER gives it spec's, and
+		// fences it.
 		return []string{"ALTER TABLE " + col + " ADD GENERATED " + gen + " AS IDENTITY (SEQUENCE NAME " + q + " " + fence.Options(spec) + ")",
-			fence.AtEnd(q, spec)}, nil
+			fence.Alter(q, spec)}, nil
 	}
 	var out []string
 	switch {
@@ -387,4 +391,67 @@ func (s *Session[A]) fenceColumn(ctx context.Context, table tableRef, c twinColu
 func (s *Session[A]) isFenced(ctx context.Context, name string) bool {
 	n, err := s.twin(ctx, name)
 	return err == nil && n.Kind == 'S' && n.Fenced
+}
+
+// adoptCopied gives the store the column defaults that CREATE TABLE …
+// (LIKE source …) copied into table, which the database has just created
+// in the open transaction, so that they are served as PostgreSQL serves
+// them: a default drawing from a store sequence's twin (INCLUDING
+// DEFAULTS) draws from that store sequence, and an identity (INCLUDING
+// IDENTITY), which PostgreSQL gives a sequence of its own, gets a store
+// sequence of that name and options: the database's identity is dropped
+// and made again over the fenced twin by fenceTable, which follows.
+// Columns of the database's own sequences stay the database's.
+func (s *Session[A]) adoptCopied(ctx context.Context, table tableRef) error {
+	rows, err := s.db.Query(ctx, twinColumnsQuery, table.quoted())
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if len(r) != 11 {
+			continue
+		}
+		column, identity, defaultSeq, ownedSeq := r[0], r[2], canonicalOf(r[5]), canonicalOf(r[6])
+		switch {
+		case identity != "" && ownedSeq != "":
+			n, err := s.twin(ctx, ownedSeq)
+			if err != nil || n.Kind != 'S' {
+				return err
+			}
+			kind := sequence.IdentityByDefault
+			if identity == "a" {
+				kind = sequence.IdentityAlways
+			}
+			defs := []sequence.ColumnDefault{{Table: table.canonical(), Column: column, Kind: kind}}
+			cl := clausesOf(n.Spec)
+			cl.Defaults = &defs
+			col := table.quoted() + " ALTER COLUMN " + fence.Ident(column)
+			if err := s.execTwins(ctx, []string{"ALTER TABLE " + col + " DROP IDENTITY"}); err != nil {
+				return err
+			}
+			owner := table.quoted() + "." + fence.Ident(column)
+			if err := s.ddl(ctx, &rewrite.DDL{Op: rewrite.Create, Names: []string{ownedSeq}, Clauses: cl, OwnedBy: owner}); err != nil {
+				return err
+			}
+		case identity == "" && defaultSeq != "":
+			if _, ok, err := s.viewSpec(ctx, defaultSeq); err != nil || !ok || !s.isFenced(ctx, defaultSeq) {
+				if err != nil {
+					return err
+				}
+				continue // a sequence of the database's own
+			}
+			col := sequence.ColumnDefault{Table: table.canonical(), Column: column}
+			if err := s.editDefaults(defaultSeq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault { return sequence.WithDefault(ds, col) })(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// clausesOf are the CREATE SEQUENCE options that make a counter of spec.
+func clausesOf(spec sequence.Spec) sequence.Clauses {
+	return sequence.Clauses{Type: sequence.TypeOf(spec.Type), Increment: sequence.Int64(spec.Increment),
+		MinValue: sequence.Int64(spec.Min), MaxValue: sequence.Int64(spec.Max), Start: sequence.Int64(spec.Start),
+		Cache: sequence.Int64(spec.Cache), Cycle: sequence.Bool(spec.Cycle)}
 }

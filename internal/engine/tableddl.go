@@ -35,7 +35,7 @@ func (s *Session[A]) servesTables(ctx context.Context, pl *rewrite.Plan) (bool, 
 			continue
 		}
 		if t.Op == rewrite.TableCreate {
-			if slices.ContainsFunc(t.Columns, func(c rewrite.ColumnDef) bool { return c.Default != nil }) {
+			if t.Like || slices.ContainsFunc(t.Columns, func(c rewrite.ColumnDef) bool { return c.Default != nil }) {
 				return true, nil
 			}
 			continue
@@ -492,7 +492,7 @@ func (s *Session[A]) storeSequence(ctx context.Context, d *rewrite.DefaultDef) (
 }
 
 func (s *Session[A]) createTable(ctx context.Context, t *rewrite.TableDDL) (*tablePlan, error) {
-	if !slices.ContainsFunc(t.Columns, func(c rewrite.ColumnDef) bool { return c.Default != nil }) {
+	if !t.Like && !slices.ContainsFunc(t.Columns, func(c rewrite.ColumnDef) bool { return c.Default != nil }) {
 		return nil, nil
 	}
 	if t.IsUnqualified(0) {
@@ -515,6 +515,13 @@ func (s *Session[A]) createTable(ctx context.Context, t *rewrite.TableDDL) (*tab
 		} else if exists {
 			return nil, nil // PostgreSQL: a notice, nothing created
 		}
+	}
+	if t.Like {
+		// The database copies what LIKE says; the store follows what it
+		// made (fenced.go).
+		text, _ := t.AppendSQL(nil, func(int) rewrite.Rendering { return rewrite.AsWritten })
+		return &tablePlan{text: string(text), ops: []func(context.Context) error{func(ctx context.Context) error { return s.adoptCopied(ctx, table) }},
+			fence: []tableRef{table}}, nil
 	}
 	how := make([]rewrite.Rendering, len(t.Columns))
 	taken := map[string]bool{}
@@ -689,6 +696,15 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 					return nil, err
 				}
 				if seq != "" {
+					// As for a serial column: PostgreSQL evaluates the
+					// default for every row the table has.
+					if full, err := s.hasRows(ctx, table); err != nil {
+						return nil, err
+					} else if full && cannot == nil {
+						cannot = unsupportedf("seqshim: ADD COLUMN %s with DEFAULT nextval('%s') on table %s, which has rows: PostgreSQL gives each row a value of the sequence, which seqshim cannot do in one statement; "+
+							"add the column without the default, fill it (UPDATE … SET %s = v from SELECT nextval(…) FROM generate_series(1, n)), then SET DEFAULT nextval('%s')",
+							sequence.QuoteIdent(c.Def.Name), seq, table.canonical(), sequence.QuoteIdent(c.Def.Name), seq)
+					}
 					how[i] = rewrite.Strip
 					col := sequence.ColumnDefault{Table: table.canonical(), Column: c.Def.Name}
 					ops = append(ops, s.editDefaults(seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault { return sequence.WithDefault(ds, col) }))
@@ -708,11 +724,9 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 				// PostgreSQL fills the rows a table has from the new
 				// sequence, one value per row: the database cannot,
 				// without its own sequence.
-				rows, _, err := s.query(ctx, "SELECT EXISTS (SELECT 1 FROM "+table.quoted()+")::text")
-				if err != nil {
+				if full, err := s.hasRows(ctx, table); err != nil {
 					return nil, err
-				}
-				if len(rows) == 1 && len(rows[0]) == 1 && rows[0][0] == "true" && cannot == nil {
+				} else if full && cannot == nil {
 					// Reported after the statement's other subcommands:
 					// an error PostgreSQL finds in them comes first, as it
 					// checks them all before it adds the column.
@@ -901,6 +915,12 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 		text = nil
 	}
 	return &tablePlan{text: string(text), ops: ops, orphans: orphans, pre: pre, unfenced: unfenced, fence: []tableRef{final}}, nil
+}
+
+// hasRows reports whether table has a row.
+func (s *Session[A]) hasRows(ctx context.Context, table tableRef) (bool, error) {
+	rows, _, err := s.query(ctx, "SELECT EXISTS (SELECT 1 FROM "+table.quoted()+")::text")
+	return len(rows) == 1 && len(rows[0]) == 1 && rows[0][0] == "true", err
 }
 
 // identityColumnError is PostgreSQL's error for SET DEFAULT or DROP DEFAULT
