@@ -46,7 +46,8 @@ func (p *Plan) effects(l *lexer, toks []token, st *Statement) {
 			st.Mode = ModeUnclear
 		}
 	}
-	if len(toks) > 0 && (l.is(toks[0], "create") || l.is(toks[0], "alter") || l.is(toks[0], "drop")) {
+	if len(toks) > 0 && (l.is(toks[0], "create") || l.is(toks[0], "alter") || l.is(toks[0], "drop") ||
+		l.is(toks[0], "grant") || l.is(toks[0], "revoke") || l.is(toks[0], "reassign")) {
 		p.Redefines = true
 	}
 	if len(toks) > 0 && (l.is(toks[0], "insert") || l.is(toks[0], "with") || l.is(toks[0], "copy") || l.is(toks[0], "update") || l.is(toks[0], "merge")) {

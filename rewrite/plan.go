@@ -353,8 +353,9 @@ type Plan struct {
 	// COPY or WITH: one that may insert into a table whose column defaults the
 	// store serves (see [InjectDefaults]).
 	Inserts bool
-	// Redefines is true when a statement starts with CREATE, ALTER or
-	// DROP: it may change what a relation is (a view's definition, say).
+	// Redefines is true when a statement starts with CREATE, ALTER, DROP,
+	// GRANT, REVOKE or REASSIGN: it may change what a relation is (a
+	// view's definition, say) or who may use it.
 	Redefines bool
 
 	passThrough bool // no statement has sequence work

@@ -330,6 +330,12 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		}
 		return s.null(ctx, storeName)
 	}
+	if call.Func == rewrite.Nextval || call.Func == rewrite.Currval {
+		// The relation first, then the privilege, then the rest.
+		if err := s.callAllowed(ctx, call.Func, name); err != nil {
+			return 0, false, err
+		}
+	}
 	if hs != nil {
 		return s.localCall(ctx, call, args, name, hs)
 	}
@@ -380,6 +386,9 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 			}
 		}
 		if v, ok := s.lastval(); ok {
+			if err := s.callAllowed(ctx, rewrite.Lastval, s.seq.lastUsed); err != nil {
+				return 0, false, err
+			}
 			return v, false, nil
 		}
 		return 0, false, sequence.LastvalNotDefinedError()
@@ -397,6 +406,9 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		}
 		if null {
 			return s.null(ctx, storeName)
+		}
+		if err := s.callAllowed(ctx, rewrite.Setval, name); err != nil {
+			return 0, false, err
 		}
 		if err := s.writable(ctx, name, "setval()"); err != nil {
 			return 0, false, err
@@ -450,6 +462,9 @@ func (s *Session[A]) localCall(ctx context.Context, call *rewrite.Call, args A, 
 		isCalled, null, err := operand(args, call.IsCalled, true)
 		if err != nil || null {
 			return 0, null, err
+		}
+		if err := s.callAllowed(ctx, rewrite.Setval, name); err != nil {
+			return 0, false, err
 		}
 		if err := s.writable(ctx, name, "setval()"); err != nil {
 			return 0, false, err

@@ -44,8 +44,14 @@ func (c *fakeDB) TxStatus() byte {
 	return c.status
 }
 
-func (c *fakeDB) ParameterStatus(key string) string { c.reads++; return c.params[key] }
-func (c *fakeDB) IsClosed() bool                    { return false }
+func (c *fakeDB) ParameterStatus(key string) string {
+	c.reads++
+	if v, ok := c.params[key]; ok || key != "is_superuser" {
+		return v
+	}
+	return "on" // as the test cluster's postgres: no privilege checks
+}
+func (c *fakeDB) IsClosed() bool { return false }
 
 func (c *fakeDB) Exec(_ context.Context, sql string) (int64, error) {
 	c.sent = append(c.sent, sql)

@@ -86,6 +86,7 @@ func (s *Session[A]) sequenceDDL(ctx context.Context, d *rewrite.DDL) error {
 	var before []string // the store sequences it alters, renames or drops that have a fenced twin
 	if d.Op != rewrite.Create {
 		names, _ := s.ddlNames(ctx, d) // an error is ddl's to report
+		missing := false               // an earlier name is missing: its error comes first
 		for _, name := range names {
 			if name == "" || slices.Contains(before, name) {
 				continue
@@ -94,7 +95,14 @@ func (s *Session[A]) sequenceDDL(ctx context.Context, d *rewrite.DDL) error {
 				if err != nil {
 					return err
 				}
+				missing = true
 				continue // not a store sequence of this database: ddl's to answer
+			}
+			if !missing {
+				// PostgreSQL checks ownership when it finds the relation.
+				if err := s.ownerAllowed(ctx, name); err != nil {
+					return err
+				}
 			}
 			n, err := s.twin(ctx, name)
 			if err != nil {

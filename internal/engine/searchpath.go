@@ -66,6 +66,9 @@ type searchPath struct {
 
 func (s *Session[A]) notePath(e rewrite.PathEffect) {
 	s.heardFrom()
+	if e != 0 {
+		s.forgetPrivileges() // a role set, reset or ended with the transaction
+	}
 	if e&rewrite.ChangesPath != 0 {
 		s.path.known = false
 		s.path.changes++

@@ -299,8 +299,15 @@ func (c *Conn) TxStatus() byte {
 	return c.status
 }
 
-// ParameterStatus reports no server parameter.
-func (c *Conn) ParameterStatus(string) string { return "" }
+// ParameterStatus reports is_superuser on (the session of a superuser, as
+// the test cluster's postgres: no privilege checks) and no other server
+// parameter.
+func (c *Conn) ParameterStatus(key string) string {
+	if key == "is_superuser" {
+		return "on"
+	}
+	return ""
+}
 
 // IsClosed reports false: a fake connection never breaks.
 func (c *Conn) IsClosed() bool { return false }
