@@ -204,7 +204,7 @@ func consumed(s sequence.Spec, before, after sequence.Position) float64 {
 func (a *app) planImport(ctx context.Context, st sequence.Store, n nativeSeq, it *importItem) {
 	next, ok := nativeNext(n)
 	if !ok {
-		it.Action, it.Reason = "error", "the native sequence has reached its limit"
+		it.Action, it.Reason = "error", "the native sequence has reached its limit (a fenced twin of a store sequence stands there: it is in a store already)"
 		return
 	}
 	it.NativeNext = &next
