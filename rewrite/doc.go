@@ -91,9 +91,10 @@
 // identity column's sequence. A table statement without sequence defaults
 // passes through.
 //
-// Such a column in a table created with LIKE, INHERITS, OF type or
-// PARTITION OF is refused with 0A000: seqshim serves store defaults only in
-// regular tables whose columns are all written out.
+// Such a column in a table created with OF type or PARTITION OF is refused
+// with 0A000. CREATE TABLE … (LIKE …) and … INHERITS (…) are table DDL
+// marked [TableDDL.ReadBack]: the database makes them as written and the
+// front end reads back the defaults and sequences it made.
 //
 // Temporary objects are the database's (temp.go): CREATE TEMPORARY
 // SEQUENCE and TABLE, and sequence DDL, table DDL and calls naming pg_temp,
@@ -149,17 +150,12 @@
 //   - Table DDL is read as far as sequence defaults need: the parts that
 //     pass through as written (types, other constraints and expressions,
 //     other subcommands) are the database's to check, so their errors come
-//     from it, after the front end acted on the store. ALTER TABLE … ADD
-//     COLUMN with a sequence default on a table with rows: PostgreSQL fills
-//     the rows from the sequence, while the database receives the column
-//     without a default (NOT NULL fails for serial and identity, DEFAULT
-//     nextval leaves NULLs). A LIKE … INCLUDING IDENTITY or DEFAULTS copy of
-//     a table whose defaults are in the store copies none.
-//   - Only sequence DDL of the forms PostgreSQL documents is parsed; ALTER
-//     SEQUENCE … OWNER TO (a store sequence has no owner) and ALTER
-//     SEQUENCE with several subcommands (SET LOGGED, SET UNLOGGED:
-//     PostgreSQL's answer depends on a persistence a store sequence does
-//     not have) are rejected with 0A000. A temporary sequence is the
+//     from it, after the front end acted on the store.
+//   - Only sequence DDL of the forms PostgreSQL documents is parsed. ALTER
+//     SEQUENCE … OWNER TO is read as the catalog statement it is
+//     ([Catalog.Sequence]); ALTER SEQUENCE with several subcommands (SET
+//     LOGGED, SET UNLOGGED: PostgreSQL's answer depends on a persistence a
+//     store sequence does not have) is rejected with 0A000. A temporary sequence is the
 //     database's (it belongs to one session: nothing to share).
 //   - SELECT … INTO TEMP and a function that creates a temporary relation
 //     have no [TempEffect]: a session learns of such a relation only at

@@ -120,11 +120,12 @@ type TableDDL struct {
 	Unlogged    bool // CREATE UNLOGGED TABLE: PostgreSQL makes its sequences unlogged too
 	Only        bool // ALTER TABLE ONLY
 	Cascade     bool // DROP TABLE … CASCADE
-	// Like is CREATE TABLE … (LIKE source …) without a sequence default
-	// of its own: the database copies the source's columns, and with
-	// them, as the options say, its defaults and identities, which the
-	// session reads back once the table exists.
-	Like bool
+	// ReadBack is CREATE TABLE … (LIKE source …) or … INHERITS (parent):
+	// the database makes the columns the statement copies, merges or
+	// declares, with their defaults and identities and the sequences they
+	// draw from, as written; the session reads them back once the table
+	// exists (they may draw from store sequences' twins, or be new).
+	ReadBack bool
 
 	// Columns are CREATE TABLE's column definitions, in order (table
 	// constraints are not columns).

@@ -427,10 +427,6 @@ func TestTableUnsupported(t *testing.T) {
 	for _, tc := range []struct {
 		sql, msg string
 	}{
-		{"CREATE TABLE t (LIKE u, id serial)", `seqshim: column "id" of a table created with LIKE is serial, a default seqshim would serve from its sequence store, ` +
-			"which it does only in regular tables whose columns are all written out (seqshim does not see the columns LIKE copies): write the columns out instead of LIKE, " +
-			"or give the column no sequence default and insert its values"},
-		{"CREATE TABLE t (id bigint DEFAULT nextval('s')) INHERITS (u)", `column "id" of a table with INHERITS is DEFAULT nextval`},
 		{"CREATE TABLE t OF ty (id WITH OPTIONS DEFAULT nextval('s'))", `column "id" of a typed table is DEFAULT nextval`},
 		{"CREATE TABLE t PARTITION OF p (id DEFAULT nextval('s')) FOR VALUES IN (1)", `column "id" of a partition is DEFAULT nextval`},
 		{"CREATE TABLE t OF ty (id WITH OPTIONS GENERATED ALWAYS AS IDENTITY)", "identity columns are not supported on typed tables"},
@@ -621,18 +617,20 @@ func TestTableCatalog(t *testing.T) {
 	}
 }
 
-// TestTableLike: CREATE TABLE … (LIKE u …) without a sequence default of
-// its own is table DDL the session reads back (what LIKE copied), not a
-// pass-through; with one, it is refused.
+// TestTableLike: CREATE TABLE … (LIKE u …) and … INHERITS (u) are table DDL
+// the session reads back (what the database copied, merged or declared),
+// with or without sequence defaults of their own.
 func TestTableLike(t *testing.T) {
 	for _, sql := range []string{"CREATE TABLE t (LIKE u INCLUDING ALL)", "CREATE TABLE t (LIKE u, v text)"} {
 		p := Build(Postgres, sql)
-		if len(p.Statements) != 1 || p.Statements[0].Table == nil || !p.Statements[0].Table.Like || p.Statements[0].Table.Op != TableCreate {
+		if len(p.Statements) != 1 || p.Statements[0].Table == nil || !p.Statements[0].Table.ReadBack || p.Statements[0].Table.Op != TableCreate {
 			t.Errorf("%s: %+v, want table DDL with Like", sql, p.Statements)
 		}
 	}
-	if p := Build(Postgres, "CREATE TABLE t (LIKE u, id serial)"); p.Err == nil {
-		t.Error("a serial column beside LIKE: accepted")
+	for _, sql := range []string{"CREATE TABLE t (LIKE u, id serial)", "CREATE TABLE t (id bigint DEFAULT nextval('s')) INHERITS (u)", "CREATE TABLE c () INHERITS (p)"} {
+		if p := Build(Postgres, sql); p.Err != nil || len(p.Statements) != 1 || p.Statements[0].Table == nil || !p.Statements[0].Table.ReadBack {
+			t.Errorf("%s: %+v, %v; want table DDL read back", sql, p.Statements, p.Err)
+		}
 	}
 	if p := Build(Postgres, "CREATE TEMP TABLE t (LIKE u INCLUDING ALL)"); !p.PassThrough() {
 		t.Errorf("a temporary table with LIKE: %+v, want a pass-through plan", p.Statements)

@@ -183,6 +183,14 @@ func (s *stmt) createTable(st *Statement) bool {
 	if done, ours := s.syntaxOrUncovered(st, &errs, covered); done {
 		return ours
 	}
+	if (like || inherits) && !typed && !partition && errs.first() == nil {
+		// The database makes the columns (those LIKE copies, those
+		// INHERITS merges) with their defaults and sequences, as written;
+		// the session reads them back once it ran.
+		t.ReadBack = true
+		st.Kind, st.Catalog, st.Table = CatalogDDL, &Catalog{Op: ColumnDefaults}, t
+		return true
+	}
 	var with *ColumnDef // the first column with a sequence default
 	for k := range t.Columns {
 		if t.Columns[k].Default != nil && with == nil {
@@ -190,13 +198,6 @@ func (s *stmt) createTable(st *Statement) bool {
 		}
 	}
 	if with == nil {
-		if like && !typed && !partition && errs.first() == nil {
-			// What LIKE copies (a store default's twin, an identity with
-			// a sequence of its own) is read back once it ran.
-			t.Like = true
-			st.Kind, st.Catalog, st.Table = CatalogDDL, &Catalog{Op: ColumnDefaults}, t
-			return true
-		}
 		return false // no sequence default: not ours
 	}
 	if with != nil {
@@ -210,10 +211,6 @@ func (s *stmt) createTable(st *Statement) bool {
 			err = unsupportedTable(with, "a typed table", "seqshim does not see the columns OF gives", "write the columns out instead of OF")
 		case partition:
 			err = unsupportedTable(with, "a partition", "a partition takes its columns from the partitioned table", "give the partitioned table the default")
-		case like:
-			err = unsupportedTable(with, "a table created with LIKE", "seqshim does not see the columns LIKE copies", "write the columns out instead of LIKE")
-		case inherits:
-			err = unsupportedTable(with, "a table with INHERITS", "the column may merge with an inherited one", "create the table without INHERITS")
 		}
 		if err != nil {
 			st.Kind, st.Err = Reject, err

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -172,15 +170,7 @@ func TestFenceFinal(t *testing.T) {
 		}
 
 		// Through the driver, the twin follows the sequence's DDL.
-		sep := "?"
-		if strings.Contains(pgURL, "?") {
-			sep = "&"
-		}
-		db, err := sql.Open("seqshim", pgURL+sep+"seqshim.store="+url.QueryEscape(ts.store))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := seqshimDB(t, pgURL, ts.store)
 		if _, err := db.Exec("ALTER SEQUENCE " + sch + ".up INCREMENT BY 3 MAXVALUE 1000000"); err != nil {
 			t.Fatal(err)
 		}

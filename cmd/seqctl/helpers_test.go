@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -186,4 +188,20 @@ func reserve(t *testing.T, st sequence.Store, name string, n int64) {
 
 func lines(s string) []string {
 	return strings.Split(strings.TrimRight(s, "\n"), "\n")
+}
+
+// seqshimDB opens the PostgreSQL database pgURL through the seqshim driver
+// with the store storeURL, closed at the end of the test.
+func seqshimDB(t *testing.T, pgURL, storeURL string) *sql.DB {
+	t.Helper()
+	sep := "?"
+	if strings.Contains(pgURL, "?") {
+		sep = "&"
+	}
+	db, err := sql.Open("seqshim", pgURL+sep+"seqshim.store="+url.QueryEscape(storeURL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"net/url"
-	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -51,15 +48,7 @@ func TestLiveMigration(t *testing.T) {
 			}
 		}
 
-		sep := "?"
-		if strings.Contains(pgURL, "?") {
-			sep = "&"
-		}
-		db, err := sql.Open("seqshim", pgURL+sep+"seqshim.store="+url.QueryEscape(ts.store))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := seqshimDB(t, pgURL, ts.store)
 		mustScan := func(q string) int64 {
 			var v int64
 			if err := db.QueryRowContext(ctx, q).Scan(&v); err != nil {
@@ -76,7 +65,7 @@ func TestLiveMigration(t *testing.T) {
 		if id := mustScan("INSERT INTO " + sch + ".tags DEFAULT VALUES RETURNING id"); id != 100+1000+1 {
 			t.Errorf("tags id through seqshim: %d, want %d", id, 100+1000+1)
 		}
-		_, err = db.ExecContext(ctx, "INSERT INTO "+sch+".items (name, id) VALUES ('x', 1)")
+		_, err := db.ExecContext(ctx, "INSERT INTO "+sch+".items (name, id) VALUES ('x', 1)")
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != "428C9" {
 			t.Errorf("an explicit value for a GENERATED ALWAYS column: %v, want 428C9", err)

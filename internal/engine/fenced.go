@@ -26,7 +26,9 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/seqshim/seqshim/internal/fence"
@@ -383,9 +385,9 @@ func (s *Session[A]) fenceColumn(ctx context.Context, table tableRef, c twinColu
 		if owned {
 			out = append(out, "ALTER SEQUENCE "+q+" OWNED BY "+table.quoted()+"."+fence.Ident(c.name))
 		}
-	case n.Kind != 'S' || !n.Fenced:
+	case n.Kind != 'S' || !n.Fenced && !unfenced:
 		return nil, nil // a relation of the database's own of that name
-	case !fence.Same(n.Spec, spec):
+	case unfenced || !fence.Same(n.Spec, spec):
 		out = append(out, fence.Alter(q, spec))
 	}
 	if c.identity == 0 && (!c.hasDefault || c.defaultSeq != b.seq && c.defaultSeq != "" && s.isFenced(ctx, c.defaultSeq)) {
@@ -401,16 +403,17 @@ func (s *Session[A]) isFenced(ctx context.Context, name string) bool {
 	return err == nil && n.Kind == 'S' && n.Fenced
 }
 
-// adoptCopied gives the store the column defaults that CREATE TABLE …
-// (LIKE source …) copied into table, which the database has just created
-// in the open transaction, so that they are served as PostgreSQL serves
-// them: a default drawing from a store sequence's twin (INCLUDING
-// DEFAULTS) draws from that store sequence, and an identity (INCLUDING
-// IDENTITY), which PostgreSQL gives a sequence of its own, gets a store
-// sequence of that name and options: the database's identity is dropped
-// and made again over the fenced twin by fenceTable, which follows.
-// Columns of the database's own sequences stay the database's.
-func (s *Session[A]) adoptCopied(ctx context.Context, table tableRef) error {
+// adoptCreated gives the store the column defaults of table, which the
+// database has just made as written in the open transaction (CREATE TABLE
+// with LIKE or INHERITS), so that they are served as PostgreSQL serves them:
+// a default drawing from a store sequence's twin (copied by INCLUDING
+// DEFAULTS, or inherited) draws from that store sequence; a sequence the
+// database made for the table (a serial or identity column declared or
+// copied: INCLUDING IDENTITY gives the copy a sequence of its own) becomes
+// the twin of a new store sequence of its name, options and position,
+// fenced by fenceTable, which follows (unfenced). Columns of the database's
+// own sequences stay the database's.
+func (s *Session[A]) adoptCreated(ctx context.Context, table tableRef, unfenced map[string]bool) error {
 	rows, err := s.db.Query(ctx, twinColumnsQuery, table.quoted())
 	if err != nil {
 		return err
@@ -420,40 +423,79 @@ func (s *Session[A]) adoptCopied(ctx context.Context, table tableRef) error {
 			continue
 		}
 		column, identity, defaultSeq, ownedSeq := r[0], r[2], canonicalOf(r[5]), canonicalOf(r[6])
-		switch {
-		case identity != "" && ownedSeq != "":
-			n, err := s.twin(ctx, ownedSeq)
-			if err != nil || n.Kind != 'S' {
-				return err
-			}
-			kind := sequence.IdentityByDefault
-			if identity == "a" {
-				kind = sequence.IdentityAlways
-			}
-			defs := []sequence.ColumnDefault{{Table: table.canonical(), Column: column, Kind: kind}}
-			cl := clausesOf(n.Spec)
-			cl.Defaults = &defs
-			col := table.quoted() + " ALTER COLUMN " + fence.Ident(column)
-			if err := s.execTwins(ctx, []string{"ALTER TABLE " + col + " DROP IDENTITY"}); err != nil {
-				return err
-			}
-			owner := table.quoted() + "." + fence.Ident(column)
-			if err := s.ddl(ctx, &rewrite.DDL{Op: rewrite.Create, Names: []string{ownedSeq}, Clauses: cl, OwnedBy: owner}); err != nil {
-				return err
-			}
-		case identity == "" && defaultSeq != "":
-			if _, ok, err := s.viewSpec(ctx, defaultSeq); err != nil || !ok || !s.isFenced(ctx, defaultSeq) {
-				if err != nil {
+		seq := defaultSeq
+		if identity != "" {
+			seq = ownedSeq
+		}
+		if seq == "" {
+			continue
+		}
+		if _, ok, err := s.viewSpec(ctx, seq); err != nil {
+			return err
+		} else if ok {
+			if identity == "" && s.isFenced(ctx, seq) {
+				// A store sequence's twin: the column draws from it.
+				col := sequence.ColumnDefault{Table: table.canonical(), Column: column}
+				if err := s.editDefaults(seq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault { return sequence.WithDefault(ds, col) })(ctx); err != nil {
 					return err
 				}
-				continue // a sequence of the database's own
 			}
-			col := sequence.ColumnDefault{Table: table.canonical(), Column: column}
-			if err := s.editDefaults(defaultSeq, func(ds []sequence.ColumnDefault) []sequence.ColumnDefault { return sequence.WithDefault(ds, col) })(ctx); err != nil {
-				return err
-			}
+			continue
+		}
+		if seq != ownedSeq {
+			continue // a sequence of the database's own that the column does not own
+		}
+		if err := s.adoptSequence(ctx, table, column, identity, seq, unfenced); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// adoptSequence makes seq, the sequence the database made in the open
+// transaction for column of table (identity: pg_attribute.attidentity),
+// the twin of a new store sequence of its name and options, standing where
+// it stands (a fill of the table's rows may have moved it); unfenced notes
+// it for fenceTable. The session's currval and lastval are those of the
+// fill, as natively.
+func (s *Session[A]) adoptSequence(ctx context.Context, table tableRef, column, identity, seq string, unfenced map[string]bool) error {
+	n, err := s.twin(ctx, seq)
+	if err != nil {
+		return err
+	}
+	pos, err := s.queryRow(ctx, "SELECT last_value::text, is_called::text FROM "+fence.Quote(seq))
+	if err != nil || len(pos) != 2 {
+		return err
+	}
+	last, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil {
+		return err
+	}
+	kind := sequence.DefaultNextval
+	switch identity {
+	case "a":
+		kind = sequence.IdentityAlways
+	case "d":
+		kind = sequence.IdentityByDefault
+	}
+	defs := []sequence.ColumnDefault{{Table: table.canonical(), Column: column, Kind: kind}}
+	cl := clausesOf(n.Spec)
+	cl.Defaults = &defs
+	owner := table.quoted() + "." + fence.Ident(column)
+	if err := s.adopt(ctx, &rewrite.DDL{Op: rewrite.Create, Names: []string{seq}, Clauses: cl, OwnedBy: owner}); err != nil {
+		return err
+	}
+	if fence.IsTrue(pos[1]) {
+		hs, err := s.hold(ctx, seq, true)
+		if err != nil {
+			return err
+		}
+		if err := localSetval(seq, hs, last, true); err != nil {
+			return err
+		}
+		s.seq.nextval(seq, last, s.eng.cache.Incarnation(seq))
+	}
+	unfenced[seq] = true
 	return nil
 }
 
@@ -462,4 +504,35 @@ func clausesOf(spec sequence.Spec) sequence.Clauses {
 	return sequence.Clauses{Type: sequence.TypeOf(spec.Type), Increment: sequence.Int64(spec.Increment),
 		MinValue: sequence.Int64(spec.Min), MaxValue: sequence.Int64(spec.Max), Start: sequence.Int64(spec.Start),
 		Cache: sequence.Int64(spec.Cache), Cycle: sequence.Bool(spec.Cycle)}
+}
+
+// adoptFilled adopts the sequence the database made for serial or identity
+// column of table — added by ALTER TABLE … ADD COLUMN to a table with rows,
+// which the database filled from it — as adoptSequence does, so that the
+// store goes on after the values the rows got.
+func (s *Session[A]) adoptFilled(ctx context.Context, table tableRef, column string, unfenced map[string]bool) error {
+	rows, err := s.db.Query(ctx, twinColumnsQuery, table.quoted())
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if len(r) != 11 || r[0] != column {
+			continue
+		}
+		seq := canonicalOf(r[6])
+		if seq == "" {
+			return fmt.Errorf("seqshim: column %s of %s has no sequence after ADD COLUMN", column, table.canonical())
+		}
+		return s.adoptSequence(ctx, table, column, r[2], seq, unfenced)
+	}
+	return fmt.Errorf("seqshim: table %s has no column %s after ADD COLUMN", table.canonical(), column)
+}
+
+// adopt applies CREATE SEQUENCE d to the store for a sequence the database
+// has made itself in the open transaction: its relation is that sequence,
+// not a name taken.
+func (s *Session[A]) adopt(ctx context.Context, d *rewrite.DDL) error {
+	s.adopting = true
+	defer func() { s.adopting = false }()
+	return s.ddl(ctx, d)
 }

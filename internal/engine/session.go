@@ -78,6 +78,7 @@ type Session[A Args] struct {
 	spareRows      *Rows                   // local rows closed and ready for reuse; see [Rows.Close]
 	regclassMisses map[string]regclassMiss // regclass names that are not store sequences': see regclassText
 	privs          privileges              // what the session's role may do with the twins: see privileges.go
+	adopting       bool                    // the store side of a sequence the database has made: see adoptFilled
 	req            Request                 // how the front end sends the statement running ([Session.Run])
 
 	// The database's catalog: see catalog.go.

@@ -35,7 +35,7 @@ func (s *Session[A]) servesTables(ctx context.Context, pl *rewrite.Plan) (bool, 
 			continue
 		}
 		if t.Op == rewrite.TableCreate {
-			if t.Like || slices.ContainsFunc(t.Columns, func(c rewrite.ColumnDef) bool { return c.Default != nil }) {
+			if t.ReadBack || slices.ContainsFunc(t.Columns, func(c rewrite.ColumnDef) bool { return c.Default != nil }) {
 				return true, nil
 			}
 			continue
@@ -492,7 +492,7 @@ func (s *Session[A]) storeSequence(ctx context.Context, d *rewrite.DefaultDef) (
 }
 
 func (s *Session[A]) createTable(ctx context.Context, t *rewrite.TableDDL) (*tablePlan, error) {
-	if !t.Like && !slices.ContainsFunc(t.Columns, func(c rewrite.ColumnDef) bool { return c.Default != nil }) {
+	if !t.ReadBack && !slices.ContainsFunc(t.Columns, func(c rewrite.ColumnDef) bool { return c.Default != nil }) {
 		return nil, nil
 	}
 	if t.IsUnqualified(0) {
@@ -516,12 +516,13 @@ func (s *Session[A]) createTable(ctx context.Context, t *rewrite.TableDDL) (*tab
 			return nil, nil // PostgreSQL: a notice, nothing created
 		}
 	}
-	if t.Like {
-		// The database copies what LIKE says; the store follows what it
-		// made (fenced.go).
+	if t.ReadBack {
+		// The database makes what LIKE copies and INHERITS merges; the
+		// store follows what it made (fenced.go).
 		text, _ := t.AppendSQL(nil, func(int) rewrite.Rendering { return rewrite.AsWritten })
-		return &tablePlan{text: string(text), ops: []func(context.Context) error{func(ctx context.Context) error { return s.adoptCopied(ctx, table) }},
-			fence: []tableRef{table}}, nil
+		unfenced := map[string]bool{}
+		return &tablePlan{text: string(text), ops: []func(context.Context) error{func(ctx context.Context) error { return s.adoptCreated(ctx, table, unfenced) }},
+			unfenced: unfenced, fence: []tableRef{table}}, nil
 	}
 	how := make([]rewrite.Rendering, len(t.Columns))
 	taken := map[string]bool{}
@@ -654,6 +655,7 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 	var pre []string
 	unfenced := map[string]bool{}
 	final := table // its name after the statement
+	filled := map[string]bool{}
 	// What earlier subcommands of the statement did to a column, which
 	// later ones see, as in PostgreSQL: columns added, SET or DROP NOT NULL.
 	added := map[string]columnFacts{}
@@ -671,6 +673,9 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 	}
 	for i := range t.Cmds {
 		c := &t.Cmds[i]
+		if filled[c.Column] && c.Action != rewrite.AddColumn {
+			continue // a column the database fills: what follows about it is the database's
+		}
 		b, bound := binds[c.Column]
 		switch c.Action {
 		case rewrite.AddColumn:
@@ -722,11 +727,26 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 					}
 				}
 				// PostgreSQL fills the rows a table has from the new
-				// sequence, one value per row: the database cannot,
-				// without its own sequence.
-				if full, err := s.hasRows(ctx, table); err != nil {
+				// sequence, one value per row. With twins, the database
+				// does, from the sequence it makes, which becomes the
+				// twin of a new store sequence standing where it ended
+				// (adoptFilled); without, it cannot.
+				full, err := s.hasRows(ctx, table)
+				if err != nil {
 					return nil, err
-				} else if full && cannot == nil {
+				}
+				if full && s.twins() && d.Seq == "" {
+					if fresh, err := s.freshImplicit(ctx, table, c.Def.Name); err != nil {
+						return nil, err
+					} else if fresh {
+						column := c.Def.Name
+						ops = append(ops, func(ctx context.Context) error { return s.adoptFilled(ctx, table, column, unfenced) })
+						added[c.Def.Name] = addedFacts(c.Def)
+						filled[column] = true
+						continue // as written: not bound
+					}
+				}
+				if full && cannot == nil {
 					// Reported after the statement's other subcommands:
 					// an error PostgreSQL finds in them comes first, as it
 					// checks them all before it adds the column.
@@ -915,6 +935,33 @@ func (s *Session[A]) alterTable(ctx context.Context, t *rewrite.TableDDL) (*tabl
 		text = nil
 	}
 	return &tablePlan{text: string(text), ops: ops, orphans: orphans, pre: pre, unfenced: unfenced, fence: []tableRef{final}}, nil
+}
+
+// freshImplicit reports whether the sequence PostgreSQL makes for a serial
+// or identity column added to table is a new name in the store too, and
+// in the database: a counter of that name elsewhere (another database's)
+// already handed out the values the database would fill the rows with.
+func (s *Session[A]) freshImplicit(ctx context.Context, table tableRef, column string) (bool, error) {
+	var qerr error
+	taken := false
+	rewrite.ImplicitSequenceName(table.schema, table.rel, column, func(name string) bool {
+		if qerr != nil {
+			return true
+		}
+		if kind, err := s.relkind(ctx, name, false); err != nil || kind != 0 {
+			qerr = err
+			return true
+		}
+		if _, err := s.eng.store.Describe(ctx, name); err == nil {
+			taken = true // PostgreSQL would choose it: the counter exists
+		} else if !errors.Is(err, sequence.ErrNotFound) {
+			qerr = s.eng.storeErr(err)
+		}
+		return false
+	})
+	// (A name the open transaction holds is taken too: the store's create
+	// in adoptFilled refuses it.)
+	return qerr == nil && !taken, qerr
 }
 
 // hasRows reports whether table has a row.

@@ -152,12 +152,16 @@ func (s *Session[A]) holdDDL(ctx context.Context, d *rewrite.DDL) error {
 				return sequence.ExistsError(name)
 			}
 			// A relation of the database of that name: a table, view or
-			// index, or the twin of a sequence of its own.
-			if free, err := s.checkFree(ctx, name, d.IfNotExists); err != nil || !free {
-				if err != nil {
-					return err
+			// index, or the twin of a sequence of its own — but for the
+			// one being adopted (adoptFilled), which is the database's
+			// sequence of that name.
+			if !s.adopting {
+				if free, err := s.checkFree(ctx, name, d.IfNotExists); err != nil || !free {
+					if err != nil {
+						return err
+					}
+					continue
 				}
-				continue
 			}
 			spec := spec
 			if d.OwnedBy != "" {
