@@ -65,7 +65,7 @@ type Catalog struct {
 // catalogWord reports whether a statement starts at byte i of s (after
 // white space and comments) with a word that may make it a CatalogDDL
 // statement (or table DDL with sequence defaults): ALTER, CREATE, DROP,
-// COMMENT, GRANT or REVOKE. Part of the trigger scan: it looks at the first
+// COMMENT, GRANT, REVOKE or TRUNCATE. Part of the trigger scan: it looks at the first
 // statement and after each ';' only, so it adds one vectorised search for
 // ';' to a statement without one of these words.
 func catalogWord(s string) bool {
@@ -115,6 +115,8 @@ func catalogWordAt(s string, i int) bool {
 				return wordAt(s, i, "grant")
 			case 'r':
 				return wordAt(s, i, "revoke")
+			case 't':
+				return wordAt(s, i, "truncate")
 			}
 			return false
 		}

@@ -22,9 +22,10 @@ type TableOp uint8
 
 // Table operations.
 const (
-	TableCreate TableOp = iota + 1 // CREATE [UNLOGGED] TABLE
-	TableAlter                     // ALTER TABLE
-	TableDrop                      // DROP TABLE
+	TableCreate   TableOp = iota + 1 // CREATE [UNLOGGED] TABLE
+	TableAlter                       // ALTER TABLE
+	TableDrop                        // DROP TABLE
+	TableTruncate                    // TRUNCATE … RESTART IDENTITY
 )
 
 // String returns the SQL command.
@@ -36,6 +37,8 @@ func (o TableOp) String() string {
 		return "ALTER TABLE"
 	case TableDrop:
 		return "DROP TABLE"
+	case TableTruncate:
+		return "TRUNCATE"
 	}
 	return "TableOp(" + strconv.Itoa(int(o)) + ")"
 }
@@ -118,8 +121,8 @@ type TableDDL struct {
 	IfNotExists bool // CREATE TABLE IF NOT EXISTS: nothing happens if the table exists
 	IfExists    bool // ALTER / DROP TABLE IF EXISTS
 	Unlogged    bool // CREATE UNLOGGED TABLE: PostgreSQL makes its sequences unlogged too
-	Only        bool // ALTER TABLE ONLY
-	Cascade     bool // DROP TABLE … CASCADE
+	Only        bool // ALTER TABLE ONLY; TRUNCATE with ONLY before a name
+	Cascade     bool // DROP TABLE … CASCADE, TRUNCATE … CASCADE
 	// ReadBack is CREATE TABLE … (LIKE source …) or … INHERITS (parent):
 	// the database makes the columns the statement copies, merges or
 	// declares, with their defaults and identities and the sequences they

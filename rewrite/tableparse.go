@@ -16,7 +16,7 @@ import (
 // without sequence defaults, CREATE TABLE AS, or text it cannot read
 // (which the database then reports, unless it holds sequence calls).
 func (s *stmt) tableDDL(st *Statement) bool {
-	if !s.is(0, "create") && !s.is(1, "table") || !s.balanced() {
+	if !s.is(0, "create") && !s.is(1, "table") && !s.is(0, "truncate") || !s.balanced() {
 		return false
 	}
 	for i := range s.toks {
@@ -36,8 +36,52 @@ func (s *stmt) tableDDL(st *Statement) bool {
 		return s.alterTableDDL(st)
 	case s.is(0, "drop") && s.is(1, "table"):
 		return s.dropTable(st)
+	case s.is(0, "truncate"):
+		return s.truncateTable(st)
 	}
 	return false
+}
+
+// truncateTable reads TRUNCATE [TABLE] [ONLY] name [*] [, …] RESTART
+// IDENTITY [CASCADE | RESTRICT], which restarts the sequences the
+// truncated tables' columns own; without RESTART IDENTITY it is not
+// table DDL.
+func (s *stmt) truncateTable(st *Statement) bool {
+	i := 1
+	if s.is(i, "table") {
+		i++
+	}
+	t := &TableDDL{Op: TableTruncate, text: st.Text}
+	for {
+		if s.is(i, "only") {
+			t.Only, i = true, i+1
+		}
+		name, unqualified, next, err := s.ddlName(i)
+		if err != nil {
+			return false
+		}
+		t.Names, t.Unqualified = append(t.Names, name), append(t.Unqualified, unqualified)
+		if i = next; s.punct(i, '*') {
+			i++
+		}
+		if !s.punct(i, ',') {
+			break
+		}
+		i++
+	}
+	if !s.is(i, "restart") || !s.is(i+1, "identity") {
+		return false // CONTINUE IDENTITY, the default: nothing restarts
+	}
+	i += 2
+	if s.isAny(i, "cascade", "restrict") {
+		t.Cascade = s.is(i, "cascade")
+		i++
+	}
+	if i != len(s.toks) || len(s.found) > 0 {
+		return false
+	}
+	st.Kind, st.Catalog, st.Table = CatalogDDL, &Catalog{Op: ColumnDefaults}, t
+	return true
 }
 
 // balanced reports whether the statement's parentheses are.

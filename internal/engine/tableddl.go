@@ -40,6 +40,9 @@ func (s *Session[A]) servesTables(ctx context.Context, pl *rewrite.Plan) (bool, 
 			}
 			continue
 		}
+		if t.Op == rewrite.TableTruncate {
+			return true, nil // the tables it truncates are known once the catalog is read
+		}
 		for _, c := range t.Cmds {
 			if c.Def != nil && c.Def.Default != nil || c.Default != nil {
 				return true, nil
@@ -411,8 +414,88 @@ func (s *Session[A]) planTable(ctx context.Context, st *rewrite.Statement) (*tab
 			return nil, err
 		}
 		return &tablePlan{text: st.Text, ops: ops, orphans: true}, nil
+	case rewrite.TableTruncate:
+		return s.truncateTable(ctx, st)
 	}
 	return nil, nil
+}
+
+// truncateTable serves TRUNCATE … RESTART IDENTITY: the database truncates
+// the tables and restarts the sequences their columns own, their twins
+// among them; the store sequences those columns own restart too (held
+// until the transaction commits, as PostgreSQL's restart), and the twins
+// are fenced again. The tables are those named, their inheritance
+// children unless ONLY is written, and with CASCADE the tables whose
+// foreign keys reference them, as PostgreSQL truncates them.
+func (s *Session[A]) truncateTable(ctx context.Context, st *rewrite.Statement) (*tablePlan, error) {
+	t := st.Table
+	var oids []string
+	for i := range t.Names {
+		row, err := s.queryRow(ctx, "SELECT c.oid::text FROM pg_catalog.pg_class c WHERE c.oid = pg_catalog.to_regclass($1)", ddlTableArg(t, i))
+		if err != nil {
+			return nil, err
+		}
+		if len(row) == 1 && row[0] != "" {
+			oids = append(oids, row[0])
+		}
+	}
+	if len(oids) == 0 {
+		return nil, nil // the database reports the missing table
+	}
+	// The closure of what PostgreSQL truncates, one level per query.
+	seen := map[string]bool{}
+	for _, o := range oids {
+		seen[o] = true
+	}
+	for level := oids; len(level) > 0 && (!t.Only || t.Cascade); {
+		var q []string
+		if !t.Only {
+			q = append(q, "SELECT inhrelid::text FROM pg_catalog.pg_inherits WHERE inhparent = ANY($1::pg_catalog.oid[])")
+		}
+		if t.Cascade {
+			q = append(q, "SELECT conrelid::text FROM pg_catalog.pg_constraint WHERE contype = 'f' AND confrelid = ANY($1::pg_catalog.oid[])")
+		}
+		rows, err := s.db.Query(ctx, strings.Join(q, " UNION "), "{"+strings.Join(level, ",")+"}")
+		if err != nil {
+			return nil, err
+		}
+		level = nil
+		for _, r := range rows {
+			if len(r) == 1 && !seen[r[0]] {
+				seen[r[0]] = true
+				oids, level = append(oids, r[0]), append(level, r[0])
+			}
+		}
+	}
+	rows, err := s.db.Query(ctx, `SELECT n.nspname, c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.oid = ANY($1::pg_catalog.oid[]) ORDER BY c.oid`, "{"+strings.Join(oids, ",")+"}")
+	if err != nil {
+		return nil, err
+	}
+	plan := &tablePlan{text: st.Text, unfenced: map[string]bool{}}
+	for _, r := range rows {
+		if len(r) != 2 || rewrite.IsTempSchema(r[0]) {
+			continue
+		}
+		table := tableRef{r[0], r[1]}
+		owned, err := s.tableOwns(ctx, table)
+		if err != nil {
+			return nil, err
+		}
+		for _, seq := range owned {
+			plan.ops = append(plan.ops, func(ctx context.Context) error {
+				return s.ddl(ctx, &rewrite.DDL{Op: rewrite.Alter, Names: []string{seq}, Clauses: sequence.Clauses{Restart: true}})
+			})
+			plan.unfenced[seq] = true
+		}
+		if len(owned) > 0 {
+			plan.fence = append(plan.fence, table)
+		}
+	}
+	if len(plan.ops) == 0 {
+		return nil, nil // no store sequence restarts: the database's alone
+	}
+	return plan, nil
 }
 
 // newColumnSequence returns the op that creates the sequence of a serial or
