@@ -25,6 +25,10 @@ type fakeDB struct {
 
 	fail map[string]error // Exec of these statements fails so
 
+	// privs answers privilegesQuery: the row of the relation its
+	// argument names, none when it has none.
+	privs map[string][]string
+
 	// temps are the session's temporary relations, as tempQuery reads
 	// them: name, relkind, columns with sequence defaults; nil when the
 	// session has no temporary schema.
@@ -90,6 +94,11 @@ func (c *fakeDB) Query(_ context.Context, sql string, args ...string) ([][]strin
 	case "SHOW transaction_read_only":
 		c.shows++
 		return [][]string{{c.txRO}}, nil
+	case privilegesQuery:
+		if row, ok := c.privs[args[0]]; ok {
+			return [][]string{row}, nil
+		}
+		return nil, nil
 	case tempQuery:
 		c.tempReads++
 		if c.temps == nil {
