@@ -74,10 +74,8 @@ func (s *Session[A]) viewSpec(ctx context.Context, name string) (spec sequence.S
 
 // sequenceDDL applies sequence DDL d: to the store (held in a transaction
 // block, as [Session.ddl] does), and to the twins of the sequences it
-// concerns. Outside a transaction block, when there are twins to make or
-// change, the two go as one unit: BEGIN, the twins, then the commit
-// protocol (the store first, then COMMIT), so that a failure of either
-// leaves neither.
+// concerns. When there are twins to make or change, the two go as one unit
+// ([Session.asUnit]), so that a failure of either leaves neither.
 func (s *Session[A]) sequenceDDL(ctx context.Context, d *rewrite.DDL) error {
 	if !s.twins() {
 		return s.ddl(ctx, d)
@@ -118,32 +116,12 @@ func (s *Session[A]) sequenceDDL(ctx context.Context, d *rewrite.DDL) error {
 			return s.ddl(ctx, d) // no twin: the store's alone
 		}
 	}
-	if s.inTx() {
+	return s.asUnit(ctx, func() error {
 		if err := s.ddl(ctx, d); err != nil {
 			return err
 		}
 		return s.fenceDDL(ctx, d, before)
-	}
-	rollback := func(ctx context.Context) error {
-		_, err := s.db.Exec(context.WithoutCancel(ctx), "ROLLBACK")
-		return err
-	}
-	if _, err := s.db.Exec(ctx, "BEGIN"); err != nil {
-		return err
-	}
-	s.wrapped = true // until it ends here (or in guard, on a panic)
-	err := s.ddl(ctx, d)
-	if err == nil {
-		err = s.fenceDDL(ctx, d, before)
-	}
-	s.wrapped = false
-	if err != nil {
-		return errors.Join(err, s.Rollback(ctx, rollback))
-	}
-	return s.Commit(ctx, func(ctx context.Context) error {
-		_, err := s.db.Exec(ctx, "COMMIT")
-		return err
-	}, rollback)
+	})
 }
 
 // fenceDDL brings the twins of the sequences DDL d concerned in line with
@@ -258,7 +236,6 @@ func (s *Session[A]) fenceSpec(ctx context.Context, name string) (string, error)
 // fenced twins concern: its identity, default and owned sequence.
 type twinColumn struct {
 	name       string
-	attnum     string
 	identity   byte   // pg_attribute.attidentity: 'a', 'd' or 0
 	notNull    bool   //
 	hasDefault bool   // a default expression
@@ -305,7 +282,7 @@ func (s *Session[A]) fenceTable(ctx context.Context, table tableRef, unfenced ma
 		if len(r) != 11 {
 			continue
 		}
-		c := twinColumn{name: r[0], attnum: r[1], notNull: r[3] == "true", hasDefault: r[4] == "true",
+		c := twinColumn{name: r[0], notNull: r[3] == "true", hasDefault: r[4] == "true",
 			defaultSeq: canonicalOf(r[5]), ownedSeq: canonicalOf(r[6]), unlogged: r[10] == "u"}
 		if r[2] != "" {
 			c.identity = r[2][0]

@@ -111,25 +111,58 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 			return ev, unsupportedf("seqshim: a query that returns rows first in a string with table DDL with serial, identity or sequence-default columns, sent by Query: send the table DDL on its own, or the string by Exec")
 		}
 	}
-	wrap := !s.inTx()
-	if wrap {
-		if _, err := s.db.Exec(ctx, "BEGIN"); err != nil {
+	orphans := false
+	err := s.asUnit(ctx, func() error {
+		var err error
+		ev, orphans, err = s.runTables(ctx, pl)
+		return err
+	})
+	if err != nil {
+		return ev, err
+	}
+	s.eng.forgetDefaults()
+	if orphans {
+		if err := s.dropOrphans(ctx); err != nil {
 			return ev, err
 		}
-		s.wrapped = true // until it ends here (or in guard, on a panic)
+	}
+	return ev, nil
+}
+
+// asUnit runs f as one unit with the database: inside the open transaction
+// block, or, outside one, inside one it opens itself — BEGIN, f, then the
+// commit protocol of held DDL (the store first, then COMMIT; see the package
+// doc), or ROLLBACK when f fails — so that the store's side and the
+// database's commit or fail together.
+func (s *Session[A]) asUnit(ctx context.Context, f func() error) error {
+	if s.inTx() {
+		return f()
 	}
 	rollback := func(ctx context.Context) error {
 		_, err := s.db.Exec(context.WithoutCancel(ctx), "ROLLBACK")
 		return err
 	}
-	fail := func(err error) (Evaluation, error) {
-		if wrap {
-			s.wrapped = false
-			err = errors.Join(err, s.Rollback(ctx, rollback))
-		}
-		return ev, err
+	if _, err := s.db.Exec(ctx, "BEGIN"); err != nil {
+		return err
 	}
-	orphans := false
+	s.wrapped = true // until it ends here (or in guard, on a panic)
+	err := f()
+	s.wrapped = false
+	if err != nil {
+		return errors.Join(err, s.Rollback(ctx, rollback))
+	}
+	return s.Commit(ctx, func(ctx context.Context) error {
+		_, err := s.db.Exec(ctx, "COMMIT")
+		return err
+	}, rollback)
+}
+
+// runTables sends the statements of pl one by one, table statements
+// without their store defaults and followed by their store side: the body
+// of evaluateTables' unit. orphans: a statement may have left sequences
+// whose owning column is gone (dropOrphans).
+func (s *Session[A]) runTables(ctx context.Context, pl *rewrite.Plan) (ev Evaluation, orphans bool, err error) {
+	fail := func(err error) (Evaluation, bool, error) { return ev, orphans, err }
 	for i := range pl.Statements {
 		st := &pl.Statements[i]
 		text := st.Text
@@ -197,23 +230,7 @@ func (s *Session[A]) evaluateTables(ctx context.Context, pl *rewrite.Plan) (Eval
 			}
 		}
 	}
-	if wrap {
-		commit := func(ctx context.Context) error {
-			_, err := s.db.Exec(ctx, "COMMIT")
-			return err
-		}
-		s.wrapped = false
-		if err := s.Commit(ctx, commit, rollback); err != nil {
-			return ev, err
-		}
-	}
-	s.eng.forgetDefaults()
-	if orphans {
-		if err := s.dropOrphans(ctx); err != nil {
-			return ev, err
-		}
-	}
-	return ev, nil
+	return ev, orphans, nil
 }
 
 // statementText is the text to send for a PassThrough or Rewrite
