@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"reflect"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/seqshim/seqshim/internal/engine"
+	"github.com/seqshim/seqshim/internal/options"
 	"github.com/seqshim/seqshim/seqcache"
 )
 
@@ -74,18 +73,18 @@ func (d *Driver) Open(dsn string) (driver.Conn, error) {
 // and the rest goes to the inner driver. It neither connects nor opens the
 // store.
 func (d *Driver) OpenConnector(dsn string) (driver.Connector, error) {
-	innerDSN, kv, err := splitDSN(dsn)
+	innerDSN, kv, err := options.SplitDSN(dsn)
 	if err != nil {
 		return nil, err
 	}
 	var o Options
-	if err := o.applyDSN(kv); err != nil {
+	if err := options.ApplyDSN(&o, kv); err != nil {
 		return nil, err
 	}
-	if err := o.applyEnv(); err != nil {
+	if err := options.ApplyEnv(&o); err != nil {
 		return nil, err
 	}
-	if err := o.resolve(); err != nil {
+	if err := options.Resolve(&o); err != nil {
 		return nil, err
 	}
 	inner, err := innerConnector(o.Driver, innerDSN)
@@ -138,9 +137,8 @@ type Connector struct {
 	inner driver.Connector
 	opts  Options
 
-	mu      sync.Mutex                // protects engines, eng and closed
-	engines map[string]*engine.Engine // by store URL: "" for the options', or one per database (DatabasePlaceholder)
-	eng     *engine.Engine            // the first of engines, for Cache, Stats and Shadow; nil until the first Connect
+	engines *options.Engines // one, or one per database (DatabasePlaceholder)
+	closeMu sync.Mutex       // protects closed
 	closed  bool
 }
 
@@ -157,21 +155,21 @@ func NewConnector(inner driver.Connector, optFns ...func(*Options)) (*Connector,
 	for _, fn := range optFns {
 		fn(&o)
 	}
-	if err := o.applyEnv(); err != nil {
+	if err := options.ApplyEnv(&o); err != nil {
 		return nil, err
 	}
 	if d := inner.Driver(); o.Driver == "" && o.Dialect == "" && d != nil {
 		// Guess the dialect from the inner driver's type.
-		o.Dialect = dialectOf(reflect.TypeOf(d).String())
+		o.Dialect = options.DialectOf(reflect.TypeOf(d).String())
 	}
-	if err := o.resolve(); err != nil {
+	if err := options.Resolve(&o); err != nil {
 		return nil, err
 	}
 	return newConnector(inner, o), nil
 }
 
 func newConnector(inner driver.Connector, o Options) *Connector {
-	c := &Connector{inner: inner, opts: o}
+	c := &Connector{inner: inner, opts: o, engines: options.NewEngines(o)}
 	c.drv = &Driver{connector: c}
 	return c
 }
@@ -188,8 +186,8 @@ func (c *Connector) Driver() driver.Driver { return c.drv }
 // [ErrNoStore]. With [DatabasePlaceholder] in the store URL, the store is
 // the one of the connection's database.
 func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
-	if !strings.Contains(c.opts.StoreURL, DatabasePlaceholder) {
-		eng, err := c.engine(ctx, "")
+	if !options.PerDatabase(&c.opts) {
+		eng, err := c.engines.Get(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +200,7 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	name, err := databaseName(ctx, ic)
 	if err == nil {
 		var eng *engine.Engine
-		if eng, err = c.engine(ctx, expandStoreURL(c.opts.StoreURL, name)); err == nil {
+		if eng, err = c.engines.Get(ctx, name); err == nil {
 			return c.wrap(ctx, eng, ic)
 		}
 	}
@@ -234,12 +232,7 @@ func (c *Connector) wrap(ctx context.Context, eng *engine.Engine, ic driver.Conn
 // It is how databases that must not share an id space (a database per
 // tenant) keep PostgreSQL's independence with one configuration; without
 // it, the databases sharing a store share its counters.
-const DatabasePlaceholder = "{database}"
-
-// expandStoreURL puts the database name in place of DatabasePlaceholder.
-func expandStoreURL(storeURL, database string) string {
-	return strings.ReplaceAll(storeURL, DatabasePlaceholder, url.PathEscape(database))
-}
+const DatabasePlaceholder = options.DatabasePlaceholder
 
 // databaseName is the name of the database inner is connected to: pgx's
 // configuration, else current_database() through the session.
@@ -262,42 +255,10 @@ func databaseName(ctx context.Context, inner driver.Conn) (string, error) {
 // Cache returns the cache this Connector's connections draw values from, or
 // nil before the first connection.
 func (c *Connector) Cache() *seqcache.Cache {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.eng == nil {
-		return nil
+	if eng := c.engines.First(); eng != nil {
+		return eng.Cache()
 	}
-	return c.eng.Cache()
-}
-
-// engine returns the Connector's engine for the store URL storeURL ("" for
-// the options' store), opening or sharing its store and cache on the first
-// call.
-func (c *Connector) engine(ctx context.Context, storeURL string) (*engine.Engine, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, errors.New("seqshim: connector closed")
-	}
-	if eng := c.engines[storeURL]; eng != nil {
-		return eng, nil
-	}
-	cfg := c.opts.config()
-	if storeURL != "" {
-		cfg.StoreURL = storeURL
-	}
-	eng, err := engine.Open(ctx, cfg)
-	if err != nil {
-		return nil, err // not remembered: the next connection tries again
-	}
-	if c.engines == nil {
-		c.engines = map[string]*engine.Engine{}
-	}
-	c.engines[storeURL] = eng
-	if c.eng == nil {
-		c.eng = eng
-	}
-	return eng, nil
+	return nil
 }
 
 // Close releases the Connector's share of its store and cache; the last
@@ -306,17 +267,13 @@ func (c *Connector) engine(ctx context.Context, storeURL string) (*engine.Engine
 // inner connector if that is an io.Closer, as sql.DB.Close would have
 // without seqshim. Safe to call more than once.
 func (c *Connector) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.closeMu.Lock()
+	defer c.closeMu.Unlock()
 	if c.closed {
 		return nil
 	}
 	c.closed = true
-	var err error
-	for _, eng := range c.engines {
-		err = errors.Join(err, eng.Close())
-	}
-	c.engines, c.eng = nil, nil
+	err := c.engines.Close()
 	if ic, ok := c.inner.(io.Closer); ok {
 		err = errors.Join(err, ic.Close())
 	}

@@ -4,19 +4,19 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 
 	"github.com/seqshim/seqshim/internal/engine"
+	"github.com/seqshim/seqshim/internal/options"
 )
 
 // Mode says who answers sequence calls: seqshim (ModeServe) or the database
 // (ModeShadow).
-type Mode string
+type Mode = options.Mode
 
 const (
 	// ModeServe is the default: sequence calls are answered from the store
 	// through the cache, everything else goes to the database.
-	ModeServe Mode = "serve"
+	ModeServe = options.ModeServe
 	// ModeShadow sends every statement to the database unchanged, so the
 	// database's own sequences answer, exactly as with plain pgx; seqshim
 	// only counts the nextval calls of each statement that succeeded and
@@ -24,17 +24,8 @@ const (
 	// named [ShadowName], recording the latency, blocks and errors
 	// (its Stats method). It lets a service measure a store under its real
 	// load before switching to ModeServe.
-	ModeShadow Mode = "shadow"
+	ModeShadow = options.ModeShadow
 )
-
-func setMode(p *Mode, v string) error {
-	switch Mode(v) {
-	case ModeServe, ModeShadow:
-		*p = Mode(v)
-		return nil
-	}
-	return fmt.Errorf("want serve or shadow, got %q", v)
-}
 
 // ShadowPrefix starts the relation name of every sequence shadow mode draws
 // from, so that a shadow never touches the counters a service in ModeServe
@@ -63,12 +54,11 @@ type Latency = engine.Latency
 // Shadow returns the Connector's shadow, nil unless it is in shadow mode and
 // has opened a connection.
 func (c *Connector) Shadow() *Shadow {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.eng == nil {
+	eng := c.engines.First()
+	if eng == nil {
 		return nil
 	}
-	return c.eng.Shadow()
+	return eng.Shadow()
 }
 
 // ShadowOf returns the [Shadow] of db, a handle opened with the seqshim

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
+	"strings"
 
 	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/sequence"
@@ -444,4 +446,56 @@ func (s *Session[A]) guard(ctx context.Context, query string, err *error) {
 	}
 	*err = s.Fail(ctx, &sequence.Error{Code: codeInternalError, Kind: sequence.ErrInvalid, Message: fmt.Sprintf(
 		"seqshim: internal error on the statement %q: %v (a bug of seqshim's, logged with its stack; the statement did not run)", quoted, r)})
+}
+
+// Tag is the command tag PostgreSQL gives the last statement of a step
+// answered without the front end sending anything (Step.SQL ""), for a
+// front end whose API returns tags (pgx's Exec): "SELECT n" for a query
+// answered here, otherwise the statement's command, as PostgreSQL names
+// it ("CREATE SEQUENCE", "ALTER TABLE", "COMMIT", …). It is "" for a step
+// of nothing.
+func (s *Step) Tag() string {
+	if s.st == nil || s.st.plan == nil || len(s.st.plan.Statements) == 0 {
+		return ""
+	}
+	st := &s.st.plan.Statements[len(s.st.plan.Statements)-1]
+	if st.Kind == rewrite.Local {
+		return "SELECT " + strconv.FormatInt(s.RowsAffected, 10)
+	}
+	return commandTag(st.Text)
+}
+
+// commandTag is the tag of a statement by its leading keywords: CREATE,
+// ALTER and DROP name the kind of object (CREATE UNLOGGED SEQUENCE:
+// CREATE SEQUENCE), TRUNCATE is TRUNCATE TABLE, START TRANSACTION is
+// itself, ROLLBACK TO SAVEPOINT is ROLLBACK, END is COMMIT, ABORT is
+// ROLLBACK, others their first keyword.
+func commandTag(text string) string {
+	words := strings.Fields(strings.ToUpper(text))
+	for len(words) > 0 && strings.HasPrefix(words[0], "--") {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	first := strings.TrimRight(words[0], ";")
+	switch first {
+	case "CREATE", "ALTER", "DROP":
+		for _, w := range words[1:] {
+			switch w {
+			case "UNLOGGED", "OR", "REPLACE", "TEMP", "TEMPORARY", "GLOBAL", "LOCAL":
+				continue
+			}
+			return first + " " + strings.TrimRight(w, ";")
+		}
+	case "TRUNCATE":
+		return "TRUNCATE TABLE"
+	case "START":
+		return "START TRANSACTION"
+	case "END":
+		return "COMMIT"
+	case "ABORT":
+		return "ROLLBACK"
+	}
+	return first
 }

@@ -28,7 +28,7 @@ func TestFormsDocumented(t *testing.T) {
 		count int // how many lists the file holds
 	}{
 		{"internal/storeurl/storeurl.go", 1}, // the package doc
-		{"driver/options.go", 1},             // Options.StoreURL (the parameter table uses Summary)
+		{"internal/options/options.go", 1},   // Options.StoreURL (the parameter table uses Summary)
 		{"driver/doc.go", 1},                 // the configuration list
 		{"cmd/seqctl/doc.go", 1},             // the package doc
 		{"README.md", 2},                     // the configuration table and the seqctl section

@@ -10,6 +10,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -101,10 +102,48 @@ func (c *goChecker) checkSpan(code string) string {
 	if m[3] != "" {
 		recv, name = m[2], m[3]
 	}
-	if c.docs[path].Parser().LookupSym(recv, name) {
+	if c.lookup(c.docs[path], recv, name) {
 		return ""
 	}
 	return fmt.Sprintf("`%s`: package %s declares no exported %s", code, path, strings.TrimPrefix(recv+"."+name, "."))
+}
+
+// lookup reports whether d declares name, or recv's method or field name,
+// following recv when it is an alias of another package's type (type
+// Options = options.Options): the alias has the fields and methods of the
+// type it names.
+func (c *goChecker) lookup(d *doc.Package, recv, name string) bool {
+	if d.Parser().LookupSym(recv, name) || recv == "" {
+		return d.Parser().LookupSym(recv, name)
+	}
+	for _, t := range d.Types {
+		if t.Name != recv {
+			continue
+		}
+		for _, spec := range t.Decl.Specs {
+			ts, ok := spec.(*ast.TypeSpec)
+			if !ok || ts.Name.Name != recv || !ts.Assign.IsValid() {
+				continue
+			}
+			sel, ok := ts.Type.(*ast.SelectorExpr)
+			if !ok {
+				continue
+			}
+			pkg, ok := sel.X.(*ast.Ident)
+			if !ok {
+				continue
+			}
+			for _, imp := range d.Imports {
+				if path.Base(imp) != pkg.Name {
+					continue
+				}
+				if target, err := c.load(imp); err == nil {
+					return c.lookup(target, sel.Sel.Name, name)
+				}
+			}
+		}
+	}
+	return false
 }
 
 // parse reads the non-test files of bp as go/doc does for pkgsite.

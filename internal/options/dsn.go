@@ -1,4 +1,4 @@
-package driver
+package options
 
 import (
 	"fmt"
@@ -9,27 +9,27 @@ import (
 	"github.com/seqshim/seqshim/internal/storeurl"
 )
 
-// dsnParam is one seqshim.* parameter taken out of a DSN.
-type dsnParam struct{ key, value string }
+// Param is one seqshim.* parameter taken out of a DSN.
+type Param struct{ Key, Value string }
 
-// splitDSN removes the seqshim.* parameters from a DSN and returns the rest,
+// SplitDSN removes the seqshim.* parameters from a DSN and returns the rest,
 // byte for byte, for the inner driver. It understands URL DSNs
 // (postgres://…?seqshim.store=…, and anything with a ?query such as
 // file:x.db?… or user@tcp(h)/db?…) and PostgreSQL keyword/value DSNs
 // (host=h seqshim.store=memory:).
-func splitDSN(dsn string) (string, []dsnParam, error) {
+func SplitDSN(dsn string) (string, []Param, error) {
 	if !strings.Contains(dsn, paramPrefix) {
 		return dsn, nil, nil // the common case: nothing to do
 	}
-	if isKeywordValue(dsn) {
+	if IsKeywordValue(dsn) {
 		return splitKeywordValue(dsn)
 	}
 	return splitQuery(dsn)
 }
 
-// isKeywordValue reports whether dsn looks like libpq's keyword/value form:
+// IsKeywordValue reports whether dsn looks like libpq's keyword/value form:
 // its first token is a bare keyword followed by '='.
-func isKeywordValue(dsn string) bool {
+func IsKeywordValue(dsn string) bool {
 	s := strings.TrimLeft(dsn, " \t\n\r")
 	i := 0
 	for i < len(s) && (isWordByte(s[i]) || s[i] == '.') {
@@ -49,7 +49,7 @@ func isWordByte(c byte) bool {
 // splitQuery removes seqshim.* pairs from the query string after the first
 // '?'. Values are URL-decoded: a store URL with its own query must be
 // escaped (seqshim.store=dynamodb%3A%2F%2Ft%3Fregion%3Dr).
-func splitQuery(dsn string) (string, []dsnParam, error) {
+func splitQuery(dsn string) (string, []Param, error) {
 	q := strings.IndexByte(dsn, '?')
 	if q < 0 {
 		return dsn, nil, nil
@@ -59,7 +59,7 @@ func splitQuery(dsn string) (string, []dsnParam, error) {
 		query, fragment = query[:h], query[h:]
 	}
 	var kept []string
-	var out []dsnParam
+	var out []Param
 	for _, pair := range strings.Split(query, "&") {
 		k, v, _ := strings.Cut(pair, "=")
 		key, err := url.QueryUnescape(k)
@@ -73,7 +73,7 @@ func splitQuery(dsn string) (string, []dsnParam, error) {
 		if err != nil {
 			return "", nil, fmt.Errorf("seqshim: DSN parameter %s: %w", key, err)
 		}
-		out = append(out, dsnParam{key, val})
+		out = append(out, Param{key, val})
 	}
 	if len(out) == 0 {
 		return dsn, nil, nil // "seqshim." elsewhere (a value, the fragment): nothing to take out
@@ -97,10 +97,10 @@ var storeOnlyParams = []string{"region", "endpoint", "prefix", "table"}
 // at the '&', and endpoint would reach PostgreSQL as a setting it does not
 // know. The error shows the DSN with the store URL percent-encoded (the
 // password hidden).
-func misplacedStoreParams(base string, kept []string, params []dsnParam, fragment string) error {
+func misplacedStoreParams(base string, kept []string, params []Param, fragment string) error {
 	store := -1
 	for i, p := range params {
-		if p.key == "seqshim.store" {
+		if p.Key == "seqshim.store" {
 			store = i
 		}
 	}
@@ -120,7 +120,7 @@ func misplacedStoreParams(base string, kept []string, params []dsnParam, fragmen
 	if len(moved) == 0 {
 		return nil
 	}
-	storeURL := params[store].value
+	storeURL := params[store].Value
 	sep := "?"
 	if strings.Contains(storeURL, "?") {
 		sep = "&"
@@ -129,8 +129,8 @@ func misplacedStoreParams(base string, kept []string, params []dsnParam, fragmen
 	fixed := storeurl.Redact(base) + "?" + strings.Join(append(rest, "seqshim.store="+url.QueryEscape(storeURL)), "&")
 	var others strings.Builder
 	for _, p := range params {
-		if p.key != "seqshim.store" {
-			others.WriteString("&" + url.QueryEscape(p.key) + "=" + url.QueryEscape(p.value))
+		if p.Key != "seqshim.store" {
+			others.WriteString("&" + url.QueryEscape(p.Key) + "=" + url.QueryEscape(p.Value))
 		}
 	}
 	return fmt.Errorf("seqshim: DSN parameter %s belongs to the store URL in seqshim.store, not to the database: "+
@@ -141,9 +141,9 @@ func misplacedStoreParams(base string, kept []string, params []dsnParam, fragmen
 // splitKeywordValue removes seqshim.* settings from a keyword/value DSN,
 // keeping every other byte. Values follow libpq's rules: bare up to
 // whitespace, or 'single-quoted', with backslash escapes in both.
-func splitKeywordValue(dsn string) (string, []dsnParam, error) {
+func splitKeywordValue(dsn string) (string, []Param, error) {
 	var inner strings.Builder
-	var out []dsnParam
+	var out []Param
 	i := 0
 	for i < len(dsn) {
 		start := i
@@ -207,7 +207,7 @@ func splitKeywordValue(dsn string) (string, []dsnParam, error) {
 			}
 		}
 		if strings.HasPrefix(key, paramPrefix) {
-			out = append(out, dsnParam{key, val.String()})
+			out = append(out, Param{key, val.String()})
 			continue
 		}
 		inner.WriteString(dsn[start:i])

@@ -1,0 +1,83 @@
+// Package pgxseq is seqshim's pgx-native front end: for programs built on
+// pgxpool, pgx.Conn and sqlc's pgx/v5 code, the sequences the database/sql
+// driver (package driver) gives programs built on database/sql, from the
+// same core, stores, options and caches.
+//
+// The migration is one change where the pool is built:
+//
+//	pool, err := pgxpool.New(ctx, dsn) // before
+//	pool, err := pgxseq.New(ctx, dsn)  // after: dsn may carry seqshim.store=…
+//
+// and *pgxpool.Pool becomes *pgxseq.Pool where the pool is kept. [Pool],
+// [PoolConn], [Conn] and [Tx] have the methods pgx programs call (Exec,
+// Query, QueryRow, SendBatch, CopyFrom, Begin, BeginTx, Acquire, Release,
+// Ping, Close, Stat, Config); each satisfies sqlc's DBTX, and [Tx] is a
+// pgx.Tx, so sqlc's Queries.WithTx takes it.
+//
+// # Why wrappers, not a hook in pgxpool.Config
+//
+// pgx offers no point where a hook could change a statement or answer it
+// itself: a QueryRewriter applies only when passed as an argument of one
+// call, tracers only observe, and pgconn.Config.BuildFrontend works at the
+// wire protocol, where seqshim would have to answer Parse, Describe and
+// Execute messages with results of its own, in every format and query
+// mode pgx uses. A program's *pgxpool.Pool is therefore wrapped, not
+// kept: [Pool.Pool] gives the pgxpool.Pool back, but statements run on it
+// bypass seqshim.
+//
+// # Semantics
+//
+// Every statement goes through the same core as the driver's (package
+// internal/engine): sequence calls, sequence DDL and the ids columns leave
+// to their serial or identity defaults are answered from the store's
+// cache with PostgreSQL's semantics and errors (*pgconn.PgError with
+// PostgreSQL's SQLSTATE); everything else goes to the database untouched,
+// on the same connection. currval and lastval are the connection's;
+// sequence DDL in a transaction reaches the store only when it commits;
+// an error seqshim answers aborts the transaction in the database too; the
+// search_path, temporary sequences and multi-database membership are
+// followed as by the driver. A process using both front ends on one store
+// URL shares one store and one cache.
+//
+// Every pgx path takes part: each QueryExecMode (a leading argument, or
+// the connection's default), pgx.NamedArgs, pgx.StrictNamedArgs and any
+// QueryRewriter argument, QueryResultFormats, statements prepared with
+// [Conn.Prepare] and run by name, and rows read with pgx.CollectRows,
+// pgx.ForEachRow or Next and Scan. Rows seqshim answers itself scan and
+// decode as the database's would: int8 columns (text format), regclass
+// values as text.
+//
+// # Batches
+//
+// SendBatch plans and draws for each queued statement as for the same
+// statement sent alone, and runs them in order on the connection. pgx
+// sends a batch as one implicit transaction when none is open, so a
+// batch of several statements runs inside a transaction block of its
+// own: all of it commits, or none (and sequence DDL in it reaches the
+// store only if it commits). After a failed statement, the statements
+// after it report its error, as pgx's do. A batch that begins a
+// transaction (pgx.Batch.BeginTx) is served too; its Tx commits through
+// seqshim. The statements run one round trip each, not pipelined: a
+// batch costs what its statements sent one by one cost.
+//
+// # COPY
+//
+// CopyFrom into a table whose id column's default the store serves, with
+// the id left out of the column list (sqlc's :copyfrom never lists it),
+// fills the id of every row from the store, drawn as an INSERT leaving it
+// to its default draws it; COPY with the native default would fail with
+// 2200H, as the default draws from the fenced twin. [WithAssigned] reports
+// the values filled, something COPY cannot do natively. The first row's
+// values are drawn before the COPY starts, the others while it runs, from
+// the cache.
+//
+// # Caveats
+//
+//   - Rows seqshim answers itself are held in memory (a sequence call's
+//     answer is small), and a batch's results are read before SendBatch
+//     returns.
+//   - The LargeObjects of a transaction a batch began (pgx.Batch.BeginTx)
+//     are not available.
+//   - Statements run on the wrapped pgx objects ([Pool.Pool],
+//     [Conn.Conn], [Tx.Conn]) bypass seqshim.
+package pgxseq

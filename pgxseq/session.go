@@ -1,0 +1,346 @@
+package pgxseq
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/seqshim/seqshim/internal/engine"
+)
+
+// session is one database connection and its engine session: every
+// statement of the wrappers on that connection (Pool, PoolConn, Conn, Tx)
+// goes through it. Like a *pgx.Conn, it is used by one goroutine at a
+// time.
+type session struct {
+	conn *pgx.Conn
+	eng  *engine.Engine
+	s    *engine.Session[engine.AnyArgs]
+
+	// prepared are the statements prepared through the wrapper, by name:
+	// their text, and whether the database has them prepared (a text the
+	// engine rewrites at each execution is not).
+	prepared map[string]preparedStmt
+
+	argBuf   [16]any    // the arguments of a rewritten statement, when they fit
+	vals     [4]int64   // bound call values, passed as *int64: no allocation
+	opts     [4]any     // the leading query options of a call
+	rowsSlab []bufRows  // rows answered here, to hand out: see localRows
+	poolSlab []poolRows // a pool's rows wrappers, to hand out: see poolRows
+}
+
+type preparedStmt struct {
+	sql string
+	db  bool
+}
+
+// newSession makes the engine session of conn (one catalog query).
+func newSession(ctx context.Context, eng *engine.Engine, conn *pgx.Conn) (*session, error) {
+	s, err := engine.NewSession[engine.AnyArgs](ctx, eng, engine.PgConn(conn.PgConn()))
+	if err != nil {
+		return nil, err
+	}
+	return &session{conn: conn, eng: eng, s: s}, nil
+}
+
+// call is one call's leading options, taken apart as pgx takes them.
+type call struct {
+	sql      string
+	args     []any // the SQL parameters
+	opts     []any // the leading options to pass on (exec mode, result formats), in x.opts
+	mode     pgx.QueryExecMode
+	rewrote  bool // a QueryRewriter made sql and args
+	prepared bool // sql names a statement prepared through the wrapper
+	text     string
+}
+
+// parse takes the leading options off args, as pgx's Exec and Query do
+// (query, also the result formats), and applies a QueryRewriter
+// (pgx.NamedArgs, pgx.StrictNamedArgs, or the program's own).
+func (x *session) parse(ctx context.Context, sql string, args []any, query bool) (c call, err error) {
+	c.mode = x.conn.Config().DefaultQueryExecMode
+	c.opts = x.opts[:0]
+	var rewriter pgx.QueryRewriter
+loop:
+	for len(args) > 0 {
+		switch a := args[0].(type) {
+		case pgx.QueryExecMode:
+			c.mode = a
+		case pgx.QueryResultFormats, pgx.QueryResultFormatsByOID:
+			if !query {
+				break loop
+			}
+			c.opts = append(c.opts, a)
+		case pgx.QueryRewriter:
+			rewriter = a
+		default:
+			break loop
+		}
+		args = args[1:]
+	}
+	if rewriter != nil {
+		if sql, args, err = rewriter.RewriteQuery(ctx, x.conn, sql, args); err != nil {
+			return c, fmt.Errorf("rewrite query failed: %w", err)
+		}
+		c.rewrote = true
+	}
+	c.sql, c.args, c.text = sql, args, sql
+	if p, ok := x.prepared[sql]; ok {
+		c.text, c.prepared = p.sql, true
+	}
+	return c, nil
+}
+
+// request is how pgx sends c: the simple protocol for QueryExecModeSimpleProtocol,
+// and for an Exec without arguments; a prepared statement by the extended
+// one.
+func (c *call) request(rows bool) engine.Request {
+	ext := c.prepared || c.mode != pgx.QueryExecModeSimpleProtocol && (rows || len(c.args) > 0)
+	return engine.Request{Rows: rows, Extended: ext}
+}
+
+// dbArgs are the arguments to send with the text step says: c's options
+// (its exec mode), its arguments, then the bound call values.
+func (x *session) dbArgs(c *call, step *engine.Step) ([]any, error) {
+	n := 1 + len(c.opts) + len(c.args)
+	if step.Bound {
+		if len(c.args) != step.NumParams() {
+			return nil, fmt.Errorf("seqshim: the statement has %d parameters but %d arguments were given", step.NumParams(), len(c.args))
+		}
+		n += len(step.Values)
+	}
+	out := x.argBuf[:0]
+	if n > len(x.argBuf) {
+		out = make([]any, 0, n)
+	}
+	out = append(out, c.mode)
+	out = append(out, c.opts...)
+	out = append(out, c.args...)
+	if step.Bound {
+		vals := x.vals[:]
+		if len(step.Values) > len(vals) {
+			vals = make([]int64, len(step.Values))
+		}
+		for i, v := range step.Values {
+			vals[i] = v
+			out = append(out, &vals[i])
+		}
+	}
+	return out, nil
+}
+
+// sendSQL is the text to send for step: the statement's name when it goes
+// as it is and the database has it prepared, else the text.
+func (x *session) sendSQL(c *call, step *engine.Step) string {
+	if !step.AsIs {
+		return step.SQL
+	}
+	if c.prepared && !x.prepared[c.sql].db {
+		return c.text
+	}
+	return c.sql
+}
+
+// exec is Exec on the session.
+func (x *session) exec(ctx context.Context, sql string, args []any) (pgconn.CommandTag, error) {
+	if len(args) == 0 || !isOption(args[0]) {
+		// The common case: no options, and perhaps the hot path, which
+		// sends the caller's own arguments.
+		if _, ok := x.prepared[sql]; !ok {
+			step, err := x.s.Run(ctx, sql, engine.AnyArgs(args), engine.Request{Extended: len(args) > 0 && x.conn.Config().DefaultQueryExecMode != pgx.QueryExecModeSimpleProtocol})
+			if err != nil {
+				return pgconn.CommandTag{}, err
+			}
+			if step.AsIs {
+				tag, err := x.conn.Exec(ctx, sql, args...)
+				if err = x.s.Finish(ctx, &step, err); err != nil {
+					return pgconn.CommandTag{}, err
+				}
+				return tag, nil
+			}
+			c := call{sql: sql, args: args, text: sql, mode: x.conn.Config().DefaultQueryExecMode, opts: x.opts[:0]}
+			return x.execStep(ctx, &c, &step)
+		}
+	}
+	c, err := x.parse(ctx, sql, args, false)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	step, err := x.s.Run(ctx, c.text, engine.AnyArgs(c.args), c.request(false))
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return x.execStep(ctx, &c, &step)
+}
+
+// execStep sends what Run said for an Exec and finishes the step.
+func (x *session) execStep(ctx context.Context, c *call, step *engine.Step) (pgconn.CommandTag, error) {
+	if step.SQL == "" {
+		return pgconn.NewCommandTag(step.Tag()), nil
+	}
+	args, err := x.dbArgs(c, step)
+	var tag pgconn.CommandTag
+	if err == nil {
+		tag, err = x.conn.Exec(ctx, x.sendSQL(c, step), args...)
+	}
+	clear(args)
+	if err = x.s.Finish(ctx, step, err); err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	if step.Affected {
+		tag = pgconn.NewCommandTag(step.Tag())
+	}
+	return tag, nil
+}
+
+// query is Query on the session. The rows it returns are the database's
+// own when it answered (the common case: no allocation of the wrapper's),
+// or the rows answered here.
+func (x *session) query(ctx context.Context, sql string, args []any) (pgx.Rows, error) {
+	if len(args) == 0 || !isOption(args[0]) {
+		if _, ok := x.prepared[sql]; !ok {
+			step, err := x.s.Run(ctx, sql, engine.AnyArgs(args), engine.Request{Rows: true, Extended: x.conn.Config().DefaultQueryExecMode != pgx.QueryExecModeSimpleProtocol})
+			if err != nil {
+				return errRows(err), err
+			}
+			if step.AsIs {
+				rows, err := x.conn.Query(ctx, sql, args...)
+				if err = x.s.Finish(ctx, &step, err); err != nil {
+					rows.Close()
+					return errRows(err), err
+				}
+				return rows, nil
+			}
+			c := call{sql: sql, args: args, text: sql, mode: x.conn.Config().DefaultQueryExecMode, opts: x.opts[:0]}
+			return x.queryStep(ctx, &c, &step)
+		}
+	}
+	c, err := x.parse(ctx, sql, args, true)
+	if err != nil {
+		return errRows(err), err
+	}
+	step, err := x.s.Run(ctx, c.text, engine.AnyArgs(c.args), c.request(true))
+	if err != nil {
+		return errRows(err), err
+	}
+	return x.queryStep(ctx, &c, &step)
+}
+
+// queryStep sends what Run said for a Query and finishes the step.
+func (x *session) queryStep(ctx context.Context, c *call, step *engine.Step) (pgx.Rows, error) {
+	if step.SQL == "" {
+		return x.localRows(step.Rows, selectTag(step.Rows.NumRows())), nil
+	}
+	args, err := x.dbArgs(c, step)
+	var rows pgx.Rows
+	if err == nil {
+		if step.Rows != nil {
+			// The first statement was answered here; the text is sent as
+			// a command.
+			_, err = x.conn.Exec(ctx, x.sendSQL(c, step), args...)
+		} else {
+			rows, err = x.conn.Query(ctx, x.sendSQL(c, step), args...)
+		}
+	}
+	clear(args)
+	if err = x.s.Finish(ctx, step, err); err != nil {
+		if rows != nil {
+			rows.Close()
+		}
+		return errRows(err), err
+	}
+	if step.Rows != nil {
+		return x.localRows(step.Rows, selectTag(step.Rows.NumRows())), nil
+	}
+	return rows, nil
+}
+
+// isOption reports whether a is one of pgx's leading query options.
+func isOption(a any) bool {
+	switch a.(type) {
+	case pgx.QueryExecMode, pgx.QueryResultFormats, pgx.QueryResultFormatsByOID, pgx.QueryRewriter:
+		return true
+	}
+	return false
+}
+
+// prepare is Prepare on the session: the engine reads the text once, and
+// when it may go to the database as it is, the database prepares it under
+// name too (pgx's own Prepare). Executing name afterwards runs the text
+// through the engine.
+func (x *session) prepare(ctx context.Context, name, sql string) (*pgconn.StatementDescription, error) {
+	if p, ok := x.prepared[name]; ok && p.sql == sql {
+		return x.description(name, sql, p.db), nil // idempotent, as pgx's Prepare
+	}
+	var sd *pgconn.StatementDescription
+	_, err := x.s.Prepare(ctx, sql, func(ctx context.Context) error {
+		var err error
+		sd, err = x.conn.Prepare(ctx, name, sql)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if x.prepared == nil {
+		x.prepared = map[string]preparedStmt{}
+	}
+	x.prepared[name] = preparedStmt{sql: sql, db: sd != nil}
+	if sd == nil {
+		sd = &pgconn.StatementDescription{Name: name, SQL: sql}
+	}
+	return sd, nil
+}
+
+// description is the description of a statement prepared before.
+func (x *session) description(name, sql string, db bool) *pgconn.StatementDescription {
+	if db {
+		if sd, err := x.conn.Prepare(context.Background(), name, sql); err == nil {
+			return sd // pgx's, from its map: no round trip
+		}
+	}
+	return &pgconn.StatementDescription{Name: name, SQL: sql}
+}
+
+// deallocate is Deallocate on the session.
+func (x *session) deallocate(ctx context.Context, name string) error {
+	p, ok := x.prepared[name]
+	delete(x.prepared, name)
+	if ok && !p.db {
+		return nil
+	}
+	return x.conn.Deallocate(ctx, name)
+}
+
+// begin begins a transaction block with txOptions, as pgx's BeginTx: the
+// engine learns of it first, so that sequence DDL inside it is held for
+// its COMMIT.
+func (x *session) begin(ctx context.Context, txOptions pgx.TxOptions) (pgx.Tx, error) {
+	x.s.Begin(txOptions.AccessMode == pgx.ReadOnly)
+	tx, err := x.conn.BeginTx(ctx, txOptions)
+	if err != nil {
+		return nil, x.s.DatabaseError(ctx, err)
+	}
+	return tx, nil
+}
+
+// commit ends tx, begun by begin, with the engine's commit protocol: the
+// sequence DDL it holds reaches the store first.
+func (x *session) commit(ctx context.Context, tx pgx.Tx) error {
+	return x.s.Commit(ctx, tx.Commit, tx.Rollback)
+}
+
+// rollback rolls tx back.
+func (x *session) rollback(ctx context.Context, tx pgx.Tx) error {
+	return x.s.Rollback(ctx, tx.Rollback)
+}
+
+// selectTag is the tag of a query answered here with n rows.
+func selectTag(n int) string {
+	if n == 1 {
+		return "SELECT 1" // the common case, without an allocation
+	}
+	return "SELECT " + strconv.Itoa(n)
+}
