@@ -99,6 +99,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		rep.Rows = append(rep.Rows, r)
 	}
 
+	pgxs, err := pgxRows(ctx, cfg.pg, cfg.pgTime, logf)
+	if err != nil {
+		return err
+	}
+	rep.Rows = append(rep.Rows, pgxs...)
+
 	sw, err := storeWrites(ctx, cfg, logf)
 	if err != nil {
 		return err
@@ -251,9 +257,14 @@ func openPG(ctx context.Context, pgURL string) (*pgPair, error) {
 		db.SetMaxOpenConns(1)
 		db.SetMaxIdleConns(1)
 	}
-	// The same sequence in the store (through seqshim) and in PostgreSQL.
+	// The same sequence in the store (through seqshim, which gives the
+	// database its fenced twin) and, under another name, in PostgreSQL.
 	for _, db := range []*sql.DB{p.shim, p.native} {
-		if _, err := db.ExecContext(ctx, "CREATE SEQUENCE "+p.seq); err != nil {
+		name := p.seq
+		if db == p.native {
+			name = p.nativeSeq()
+		}
+		if _, err := db.ExecContext(ctx, "CREATE SEQUENCE "+name); err != nil {
 			p.close()
 			return nil, err
 		}
@@ -265,13 +276,17 @@ func openPG(ctx context.Context, pgURL string) (*pgPair, error) {
 	return p, nil
 }
 
+// nativeSeq is the name of the database's own sequence, beside the store's
+// p.seq (whose name the database gives its fenced twin).
+func (p *pgPair) nativeSeq() string { return p.seq + "_native" }
+
 func (p *pgPair) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, t := range p.tables {
 		p.native.ExecContext(ctx, "DROP TABLE IF EXISTS "+t)
 	}
-	p.native.ExecContext(ctx, "DROP SEQUENCE IF EXISTS "+p.seq)
+	p.native.ExecContext(ctx, "DROP SEQUENCE IF EXISTS "+p.seq+", "+p.nativeSeq())
 	p.shim.Close()
 	p.native.Close()
 	p.control.Close()
@@ -387,11 +402,11 @@ func nextvalCancellable(ctx context.Context, p *pgPair, budget time.Duration) (r
 }
 
 func nextvalCtx(ctx context.Context, p *pgPair, budget time.Duration, opCtx context.Context, name, note string) (row, error) {
-	q := "SELECT nextval('" + p.seq + "')"
+	q, nq := "SELECT nextval('"+p.seq+"')", "SELECT nextval('"+p.nativeSeq()+"')"
 	var v int64
 	return compare(ctx, row{Name: name, Subject: "seqshim", Baseline: "PostgreSQL via pgx", Note: note}, budget,
 		func() error { return p.shim.QueryRowContext(opCtx, q).Scan(&v) },
-		func() error { return p.native.QueryRowContext(opCtx, q).Scan(&v) })
+		func() error { return p.native.QueryRowContext(opCtx, nq).Scan(&v) })
 }
 
 func insert(ctx context.Context, p *pgPair, budget time.Duration) (row, error) {
@@ -402,7 +417,11 @@ func insert(ctx context.Context, p *pgPair, budget time.Duration) (row, error) {
 			return row{}, err
 		}
 		p.tables = append(p.tables, t)
-		q[i] = "INSERT INTO " + t + " (id, v) VALUES (nextval('" + p.seq + "'), $1)"
+		seq := p.seq
+		if i == 1 {
+			seq = p.nativeSeq()
+		}
+		q[i] = "INSERT INTO " + t + " (id, v) VALUES (nextval('" + seq + "'), $1)"
 	}
 	return compare(ctx, row{Name: "INSERT … VALUES (nextval('s'), $1)", Subject: "seqshim", Baseline: "PostgreSQL via pgx",
 		Note: "seqshim binds the value as an extra parameter; two tables of the same shape"}, budget,

@@ -210,6 +210,26 @@ func TestConformance(t *testing.T) {
 					}
 				})
 			}
+			for _, tg := range targets {
+				if tg.name == "shadow" {
+					continue // a mode, not a store: the driver's target covers it
+				}
+				t.Run("pgx-"+tg.name, func(t *testing.T) {
+					defer count(t)
+					db, unique := freshDB(t, env)
+					_, dsn := tg.dsn(t, env, db, unique)
+					p := &pgxTarget{url: func(name, params string) (string, error) {
+						if name != conformance.DefaultDB {
+							return "", fmt.Errorf("db=%s: one database here", name)
+						}
+						return addParams(dsn, params)
+					}}
+					got := runPgx(t, p, sc)
+					if o := conformance.Compare(sc, native, got); !o.OK() {
+						t.Errorf("the pgx front end (%s) differs from PostgreSQL:\n%s", tg.name, conformance.Diff(sc, "pgx-"+tg.name, o))
+					}
+				})
+			}
 			if conformance.RunConns(sc) {
 				t.Run("pgconn", func(t *testing.T) {
 					defer count(t)
@@ -225,7 +245,8 @@ func TestConformance(t *testing.T) {
 
 // runFrontEnd runs sc through a second front end of the core, over bare
 // pgconn connections (internal/testkit/pgconnfront), on a memory store:
-// the same lifecycle as the driver's, without database/sql.
+// the same lifecycle as the driver's, without database/sql. Its target
+// runs the scenarios conformance.RunConns accepts.
 func runFrontEnd(t *testing.T, env *suiteEnv, sc *conformance.Scenario) conformance.Transcript {
 	t.Helper()
 	db, unique := freshDB(t, env)
@@ -235,10 +256,8 @@ func runFrontEnd(t *testing.T, env *suiteEnv, sc *conformance.Scenario) conforma
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := func(ctx context.Context) (conformance.Conn, error) {
-		return pgconnfront.Connect(ctx, db, engine.Config{Store: st, Dialect: rewrite.Postgres})
-	}
-	tr, err := conformance.RunConn(ctx, open, sc)
+	tgt := pgconnfront.Target(db, engine.Config{Store: st, Dialect: rewrite.Postgres})
+	tr, err := conformance.RunConnTarget(ctx, tgt, sc)
 	if err != nil {
 		t.Fatal(err)
 	}

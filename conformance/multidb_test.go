@@ -71,6 +71,15 @@ func TestMultiDB(t *testing.T) {
 						t.Errorf("%s differs from PostgreSQL:\n%s", tg.name, conformance.Diff(sc, tg.name, o))
 					}
 				})
+				t.Run("pgx-"+tg.name, func(t *testing.T) {
+					defer count(t)
+					store := tg.store(t, env)
+					dbs := &databases{t: t, env: env, params: withPatience(url.Values{"seqshim.store": {store}}).Encode(), urls: map[string]string{}, names: map[string]string{}}
+					got := runPgx(t, &pgxTarget{url: dbs.url, recreate: dbs.Recreate}, sc)
+					if o := conformance.Compare(sc, native, got); !o.OK() {
+						t.Errorf("the pgx front end (%s) differs from PostgreSQL:\n%s", tg.name, conformance.Diff(sc, "pgx-"+tg.name, o))
+					}
+				})
 			}
 		})
 	}
@@ -118,11 +127,21 @@ type databases struct {
 }
 
 func (d *databases) Open(name, params string) (*sql.DB, error) {
+	u, err := d.url(name, params)
+	if err != nil {
+		return nil, err
+	}
+	return sql.Open(d.driverName, u)
+}
+
+// url is the URL of database name, created at its first use, with the
+// run's parameters and params.
+func (d *databases) url(name, params string) (string, error) {
 	u, ok := d.urls[name]
 	if !ok {
 		var err error
 		if u, d.names[name], err = createDB(d.t, d.env); err != nil {
-			return nil, fmt.Errorf("create database %s: %w", name, err)
+			return "", fmt.Errorf("create database %s: %w", name, err)
 		}
 		d.urls[name] = u
 	}
@@ -132,10 +151,10 @@ func (d *databases) Open(name, params string) (*sql.DB, error) {
 		}
 		var err error
 		if u, err = addParams(u, p); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
-	return sql.Open(d.driverName, u)
+	return u, nil
 }
 
 // Recreate drops the database and creates it again under the same name:

@@ -90,6 +90,35 @@ func newRunner() *runner {
 
 func (r *runner) run(ctx context.Context, sc *Scenario) (Transcript, error) {
 	defer r.close()
+	return runSteps(ctx, r, sc)
+}
+
+// do runs st on s: a database/sql step never stops the run.
+func (r *runner) do(ctx context.Context, s *session, st *Step) (string, error) {
+	return s.do(ctx, st), nil
+}
+
+// stepRunner is what runSteps runs a scenario's steps on, S being its
+// sessions: database/sql's runner, or a [ConnTarget]'s.
+type stepRunner[S any] interface {
+	// session returns st's session, opening it at its first step (with
+	// st's dsn=, on st's database).
+	session(ctx context.Context, st *Step) (S, error)
+	// do runs st on s and returns its transcript, a failing step's too.
+	// An error means the runner cannot run the step, and ends the run.
+	do(ctx context.Context, s S, st *Step) (string, error)
+	// recreate closes the sessions on database db (rolling back their
+	// transactions) and has it dropped and created again.
+	recreate(ctx context.Context, db string) error
+	// disconnect ends session name (rolling back its transaction); its
+	// next step opens it anew.
+	disconnect(ctx context.Context, name string) error
+}
+
+// runSteps runs the steps of sc on r, group by group (see
+// [Scenario.Groups]), and returns the transcript. The caller closes r's
+// sessions.
+func runSteps[S any](ctx context.Context, r stepRunner[S], sc *Scenario) (Transcript, error) {
 	tr := make(Transcript, 0, len(sc.Steps))
 	for _, g := range sc.Groups() {
 		if err := ctx.Err(); err != nil {
@@ -104,13 +133,13 @@ func (r *runner) run(ctx context.Context, sc *Scenario) (Transcript, error) {
 			continue
 		}
 		if st := &steps[0]; st.Verb == Disconnect {
-			if err := r.disconnect(st.Session); err != nil {
+			if err := r.disconnect(ctx, st.Session); err != nil {
 				return tr, fmt.Errorf("%s:%d: disconnect session %s: %w", sc.Path, st.Line, st.Session, err)
 			}
 			tr = append(tr, "ok")
 			continue
 		}
-		sessions := make([]*session, len(steps))
+		sessions := make([]S, len(steps))
 		for k := range steps {
 			st := &steps[k]
 			s, err := r.session(ctx, st)
@@ -119,19 +148,33 @@ func (r *runner) run(ctx context.Context, sc *Scenario) (Transcript, error) {
 			}
 			sessions[k] = s
 		}
+		var (
+			out  []string
+			errs []error
+		)
 		if len(steps) == 1 {
-			tr = append(tr, sessions[0].do(ctx, &steps[0]))
-			continue
+			s, err := r.do(ctx, sessions[0], &steps[0])
+			out, errs = []string{s}, []error{err}
+		} else {
+			out, errs = together(ctx, r, sessions, steps)
 		}
-		tr = append(tr, together(ctx, sessions, steps)...)
+		for k, err := range errs {
+			if err != nil {
+				st := &steps[k]
+				return tr, fmt.Errorf("%s:%d: session %s: %w", sc.Path, st.Line, st.Session, err)
+			}
+		}
+		tr = append(tr, out...)
 	}
 	return tr, nil
 }
 
 // together runs steps, each on its session, at the same moment: every
-// goroutine is started and waiting before any step begins.
-func together(ctx context.Context, sessions []*session, steps []Step) []string {
+// goroutine is started and waiting before any step begins. It returns each
+// step's transcript and error, in order.
+func together[S any](ctx context.Context, r stepRunner[S], sessions []S, steps []Step) ([]string, []error) {
 	out := make([]string, len(steps))
+	errs := make([]error, len(steps))
 	start := make(chan struct{})
 	var ready, done sync.WaitGroup
 	for k := range steps {
@@ -141,13 +184,13 @@ func together(ctx context.Context, sessions []*session, steps []Step) []string {
 			defer done.Done()
 			ready.Done()
 			<-start
-			out[k] = sessions[k].do(ctx, &steps[k])
+			out[k], errs[k] = r.do(ctx, sessions[k], &steps[k])
 		}()
 	}
 	ready.Wait()
 	close(start)
 	done.Wait()
-	return out
+	return out, errs
 }
 
 func (r *runner) session(ctx context.Context, st *Step) (*session, error) {
@@ -232,7 +275,7 @@ func (r *runner) recreate(ctx context.Context, name string) error {
 // disconnect ends session name's connection for good (database/sql
 // discards a connection whose Raw call says driver.ErrBadConn): its
 // database session ends. Its next step opens a new one.
-func (r *runner) disconnect(name string) error {
+func (r *runner) disconnect(_ context.Context, name string) error {
 	s := r.sessions[name]
 	if s == nil {
 		return nil
@@ -476,16 +519,44 @@ func renderError(err error) string {
 }
 
 // Conn is a session of a front end other than database/sql, on which
-// [RunConn] runs a scenario's steps: a statement, with its bind arguments,
-// run for its rows affected or for its first result's rows, and the
-// transaction begun and ended through the front end's own API.
+// [RunConnTarget] runs a scenario's steps: a statement, with its bind
+// arguments, run for its rows affected or for its first result's rows, and
+// the transaction begun and ended through the front end's own API. A
+// [StmtConn] prepares statements too. The runner uses a Conn from one
+// goroutine at a time.
 type Conn interface {
+	// Exec runs sql with args and returns the rows it affected. With
+	// [ConnTarget.PgxArgs], args may begin with a pgx.QueryExecMode; sql
+	// may be the name of a statement [StmtConn.Prepare] prepared.
 	Exec(ctx context.Context, sql string, args []any) (rowsAffected int64, err error)
+	// Query runs sql with args (as Exec takes them) and returns its first
+	// result, non-nil when err is nil.
 	Query(ctx context.Context, sql string, args []any) (*Result, error)
+	// Begin begins a transaction, read-only for "begin readonly".
 	Begin(ctx context.Context, readOnly bool) error
+	// Commit commits the transaction Begin began; a COMMIT that rolled
+	// back (a failed transaction) is an error, as pgx's Tx.Commit says.
 	Commit(ctx context.Context) error
+	// Rollback rolls back the transaction Begin began.
 	Rollback(ctx context.Context) error
+	// Close ends the session: its database session ends.
 	Close(ctx context.Context) error
+}
+
+// StmtConn is a Conn that prepares statements as pgx does: Prepare names a
+// statement on the session; Exec and Query with the name as sql run it.
+//
+// A prepare step calls Prepare with a name of the runner's (the step's
+// stmt= label, "_" and the step's line: "ins_12"), a new one at every
+// prepare step, so that preparing a label again, with another statement,
+// never reuses a name (pgx refuses that, and a Conn has no Deallocate): the
+// label names the latest statement prepared under it, the earlier ones stay
+// prepared, unused, until the session ends. "exec stmt=LABEL" and "query
+// stmt=LABEL" call Exec and Query with that name as sql, inside the
+// session's transaction when one is open.
+type StmtConn interface {
+	Conn
+	Prepare(ctx context.Context, name, sql string) error
 }
 
 // Result is a query's rows as a [Conn] gives them: the columns' names and
@@ -497,99 +568,257 @@ type Result struct {
 	Rows           [][]any
 }
 
-// RunConns reports whether sc runs on [Conn]s: no prepared statements, no
-// pgx query modes, no dsn= sessions, one database, no together steps.
+// ConnTarget opens the sessions of a front end other than database/sql,
+// on which [RunConnTarget] runs scenarios.
+type ConnTarget struct {
+	// Open opens a session on database db (DefaultDB, or a db= name) with
+	// params (a URL query from the session's first step's dsn=; "" for none).
+	// Every db= name is a database of its own, empty at its first use. A
+	// front end that has one database only, or takes no parameters,
+	// returns an error for the others, which ends the run: [RunConns]
+	// picks the scenarios that need neither.
+	Open func(ctx context.Context, db, params string) (Conn, error)
+	// Recreate, if set, drops database db (WITH (FORCE)) and creates it
+	// again, empty; the runner has closed every session on it first.
+	// Scenarios with recreate steps need it.
+	Recreate func(ctx context.Context, db string) error
+	// PgxArgs: the Conn's Exec and Query take pgx's query options as leading
+	// arguments, as pgx's own methods do: steps with mode= run, with the
+	// mode's pgx.QueryExecMode prepended to the arguments (as Run does for
+	// database/sql). Scenarios with mode= need it.
+	PgxArgs bool
+}
+
+// Runs reports whether tgt can run sc as far as tgt says: steps with mode=
+// need PgxArgs, recreate steps need Recreate. What the sessions Open gives
+// can do is known only once they are open: prepare steps need them to be
+// [StmtConn]s (RunConnTarget fails at a prepare step on one that is not),
+// and db= and dsn= need an Open that opens such sessions. [RunConns] tells
+// the scenarios that need none of this.
+func (tgt ConnTarget) Runs(sc *Scenario) bool {
+	return tgt.refuse(sc) == nil
+}
+
+// refuse says why tgt cannot run sc, or returns nil: see Runs.
+func (tgt ConnTarget) refuse(sc *Scenario) error {
+	for i := range sc.Steps {
+		st := &sc.Steps[i]
+		switch {
+		case st.Mode != "" && !tgt.PgxArgs:
+			return fmt.Errorf("%s:%d: mode=%s needs a ConnTarget with PgxArgs", sc.Path, st.Line, st.Mode)
+		case st.Verb == Recreate && tgt.Recreate == nil:
+			return fmt.Errorf("%s:%d: recreate needs a ConnTarget with Recreate", sc.Path, st.Line)
+		}
+	}
+	return nil
+}
+
+// RunConns reports whether sc runs on the sessions of any [ConnTarget]:
+// plain [Conn]s (no prepared statements), on one database (no db= but
+// DefaultDB, no recreate), opened without parameters (no dsn=), and no
+// pgx query modes (no mode=). Together and disconnect steps are fine.
 func RunConns(sc *Scenario) bool {
 	for i := range sc.Steps {
 		if st := &sc.Steps[i]; st.Verb == Prepare || st.Stmt != "" || st.Mode != "" || st.DSN != "" ||
-			st.Verb == Recreate || st.DB != DefaultDB || st.Together != "" {
+			st.Verb == Recreate || st.DB != DefaultDB {
 			return false
 		}
 	}
 	return true
 }
 
-// RunConn runs the steps of sc on sessions open opens, one per session of
-// the scenario, and returns the transcript, rendered as [Run] renders
-// database/sql's, so that the two compare. Every session is closed before
-// it returns; a scenario [RunConns] refuses is an error.
-func RunConn(ctx context.Context, open func(ctx context.Context) (Conn, error), sc *Scenario) (Transcript, error) {
-	if !RunConns(sc) {
-		return nil, fmt.Errorf("%s: prepared statements, query modes, dsn= sessions, several databases or together steps do not run on a Conn", sc.Path)
+// RunConnTarget runs the steps of sc on sessions tgt opens and returns the
+// transcript, rendered as [Run] renders database/sql's, so that the two
+// compare. It runs every kind of step as Run, [RunOpen] and [RunDatabases]
+// do: a session opens at its first step with Open (its database, its
+// first step's dsn=) and runs its steps through its Conn's methods
+// (transactions with Begin, Commit and Rollback; prepared statements as
+// [StmtConn] says; mode= as [ConnTarget.PgxArgs] says); together steps run
+// at the same moment, each in a goroutine, every one started and waiting
+// before any begins; disconnect rolls back the session's transaction, if
+// it has one, and closes it (Close), its next step opening it anew;
+// recreate does so for every session on the database, then calls Recreate.
+// Every session is closed so before it returns.
+//
+// A failing step is part of the transcript, not an error: RunConnTarget
+// returns an error when ctx ends, when tgt cannot run sc ([ConnTarget.Runs]),
+// when a session cannot be opened or closed, a database recreated, or a
+// statement prepared on a session that is not a StmtConn.
+func RunConnTarget(ctx context.Context, tgt ConnTarget, sc *Scenario) (Transcript, error) {
+	if tgt.Open == nil {
+		return nil, errors.New("conformance: a ConnTarget without Open")
 	}
-	conns := map[string]Conn{}
-	inTx := map[string]bool{}
-	defer func() {
-		for _, c := range conns {
-			_ = c.Close(context.WithoutCancel(ctx))
-		}
-	}()
-	var tr Transcript
-	for i := range sc.Steps {
-		if err := ctx.Err(); err != nil {
-			return tr, err
-		}
-		st := &sc.Steps[i]
-		c := conns[st.Session]
-		if st.Verb == Disconnect {
-			if c != nil {
-				delete(conns, st.Session)
-				delete(inTx, st.Session)
-				if err := c.Close(ctx); err != nil {
-					return tr, fmt.Errorf("%s:%d: disconnect session %s: %w", sc.Path, st.Line, st.Session, err)
-				}
-			}
-			tr = append(tr, "ok")
-			continue
-		}
-		if c == nil {
-			var err error
-			if c, err = open(ctx); err != nil {
-				return tr, fmt.Errorf("%s:%d: open session %s: %w", sc.Path, st.Line, st.Session, err)
-			}
-			conns[st.Session] = c
-		}
-		tr = append(tr, doConn(ctx, c, st, inTx))
+	if err := tgt.refuse(sc); err != nil {
+		return nil, err
 	}
-	return tr, nil
+	r := &connRunner{tgt: tgt, sessions: map[string]*connSession{}}
+	defer r.close(context.WithoutCancel(ctx))
+	return runSteps(ctx, r, sc)
 }
 
-// doConn is session.do for a Conn.
-func doConn(ctx context.Context, c Conn, st *Step, inTx map[string]bool) string {
+// connRunner is RunConnTarget's stepRunner.
+type connRunner struct {
+	tgt      ConnTarget
+	sessions map[string]*connSession
+	order    []*connSession // the open sessions, in order of opening
+}
+
+// connSession is a session of a connRunner.
+type connSession struct {
+	name  string
+	db    string // the database it is on
+	conn  Conn
+	inTx  bool              // between a Begin and its Commit or Rollback
+	stmts map[string]string // stmt= label → the name it is prepared under
+}
+
+func (r *connRunner) session(ctx context.Context, st *Step) (*connSession, error) {
+	if s := r.sessions[st.Session]; s != nil {
+		if st.DSN != "" {
+			return nil, errors.New("dsn= on a step of a session already open")
+		}
+		return s, nil
+	}
+	c, err := r.tgt.Open(ctx, st.DB, st.DSN)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, errors.New("the ConnTarget's Open returned no Conn and no error")
+	}
+	s := &connSession{name: st.Session, db: st.DB, conn: c, stmts: map[string]string{}}
+	r.sessions[st.Session] = s
+	r.order = append(r.order, s)
+	return s, nil
+}
+
+func (r *connRunner) recreate(ctx context.Context, db string) error {
+	if r.tgt.Recreate == nil {
+		return errors.New("recreate needs a ConnTarget with Recreate")
+	}
+	var errs []error
+	r.order = slices.DeleteFunc(r.order, func(s *connSession) bool {
+		if s.db != db {
+			return false
+		}
+		errs = append(errs, s.close(ctx))
+		delete(r.sessions, s.name)
+		return true
+	})
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	return r.tgt.Recreate(ctx, db)
+}
+
+func (r *connRunner) disconnect(ctx context.Context, name string) error {
+	s := r.sessions[name]
+	if s == nil {
+		return nil
+	}
+	delete(r.sessions, name)
+	r.order = slices.DeleteFunc(r.order, func(o *connSession) bool { return o == s })
+	return s.close(ctx)
+}
+
+// close closes every session left, errors ignored: the run is over.
+func (r *connRunner) close(ctx context.Context) {
+	for _, s := range r.order {
+		_ = s.close(ctx)
+	}
+	r.order = nil
+	clear(r.sessions)
+}
+
+// close rolls back the session's transaction, if it has one, and closes
+// its Conn; its prepared statements go with it (a session opened again
+// has none).
+func (s *connSession) close(ctx context.Context) error {
+	var errs []error
+	if s.inTx {
+		s.inTx = false
+		errs = append(errs, s.conn.Rollback(ctx))
+	}
+	errs = append(errs, s.conn.Close(ctx))
+	return errors.Join(errs...)
+}
+
+// do is session.do for a Conn: the same transcripts for the same outcomes.
+func (r *connRunner) do(ctx context.Context, s *connSession, st *Step) (string, error) {
 	var err error
 	switch st.Verb {
 	case Begin:
-		if inTx[st.Session] {
-			return "ERROR: the session is already in a transaction"
+		if s.inTx {
+			return "ERROR: the session is already in a transaction", nil
 		}
-		if err = c.Begin(ctx, st.ReadOnly); err == nil {
-			inTx[st.Session] = true
+		if err = s.conn.Begin(ctx, st.ReadOnly); err == nil {
+			s.inTx = true
 		}
 	case Commit, Rollback:
-		if !inTx[st.Session] {
-			return "ERROR: no transaction on the session"
+		if !s.inTx {
+			return "ERROR: no transaction on the session", nil
 		}
-		inTx[st.Session] = false
+		s.inTx = false
 		if st.Verb == Commit {
-			err = c.Commit(ctx)
+			err = s.conn.Commit(ctx)
 		} else {
-			err = c.Rollback(ctx)
+			err = s.conn.Rollback(ctx)
 		}
-	case Exec:
-		var n int64
-		if n, err = c.Exec(ctx, st.SQL, st.Args); err == nil {
-			return "ok " + strconv.FormatInt(n, 10)
+	case Prepare:
+		sc, ok := s.conn.(StmtConn)
+		if !ok {
+			return "", fmt.Errorf("stmt=%s: the session's Conn (%T) is not a StmtConn: it cannot prepare statements", st.Stmt, s.conn)
 		}
-	case Query:
-		var res *Result
-		if res, err = c.Query(ctx, st.SQL, st.Args); err == nil {
-			return renderResult(res)
+		// As database/sql's runner closes the label's statement first: a
+		// failing prepare leaves the label without one.
+		delete(s.stmts, st.Stmt)
+		name := st.Stmt + "_" + strconv.Itoa(st.Line)
+		if err = sc.Prepare(ctx, name, st.SQL); err == nil {
+			s.stmts[st.Stmt] = name
 		}
+	case Exec, Query:
+		return r.run(ctx, s, st)
+	default:
+		return "", fmt.Errorf("%s is not a step of a session", st.Verb)
 	}
 	if err != nil {
-		return renderError(err)
+		return renderError(err), nil
 	}
-	return "ok"
+	return "ok", nil
+}
+
+// run runs an exec or query step on s.
+func (r *connRunner) run(ctx context.Context, s *connSession, st *Step) (string, error) {
+	args := st.Args
+	if st.Mode != "" {
+		if !r.tgt.PgxArgs {
+			return "", fmt.Errorf("mode=%s needs a ConnTarget with PgxArgs", st.Mode)
+		}
+		args = append([]any{execModes[st.Mode]}, args...)
+	}
+	sql := st.SQL
+	if st.Stmt != "" {
+		name, ok := s.stmts[st.Stmt]
+		if !ok {
+			return fmt.Sprintf("ERROR: no prepared statement %q on session %s", st.Stmt, st.Session), nil
+		}
+		sql = name
+	}
+	if st.Verb == Exec {
+		n, err := s.conn.Exec(ctx, sql, args)
+		if err != nil {
+			return renderError(err), nil
+		}
+		return "ok " + strconv.FormatInt(n, 10), nil
+	}
+	res, err := s.conn.Query(ctx, sql, args)
+	if err != nil {
+		return renderError(err), nil
+	}
+	if res == nil {
+		return "", errors.New("the Conn's Query returned neither a Result nor an error")
+	}
+	return renderResult(res), nil
 }
 
 // renderResult renders a Result as renderRows renders database/sql's rows.

@@ -34,24 +34,24 @@ func (x *session) sendBatch(ctx context.Context, b *pgx.Batch) *batchResults {
 	if implicit {
 		var err error
 		if tx, err = x.begin(ctx, pgx.TxOptions{}); err != nil {
-			br.err = err
+			br.failed, br.err = err, err
 			return br
 		}
 	}
 	br.results = make([]batchResult, len(b.QueuedQueries))
 	for i, qq := range b.QueuedQueries {
 		res := &br.results[i]
-		if br.err != nil {
-			res.err = br.err
+		if br.failed != nil {
+			res.err = br.failed
 			continue
 		}
-		rows, err := x.query(ctx, qq.SQL, qq.Arguments)
+		rows, err := x.query(ctx, qq.SQL, qq.Arguments, true)
 		if err == nil {
 			res.rows = readRows(rows)
 			err = res.rows.err
 		}
 		if err != nil {
-			res.err, br.err = err, err
+			res.err, br.failed = err, err
 		}
 		if i == 0 && br.tx != nil && err == nil {
 			br.tx = &Tx{x: x, tx: &batchTx{conn: x.conn}}
@@ -59,14 +59,14 @@ func (x *session) sendBatch(ctx context.Context, b *pgx.Batch) *batchResults {
 	}
 	if implicit {
 		var err error
-		if br.err != nil {
+		if br.failed != nil {
 			err = x.rollback(ctx, tx)
 		} else {
 			err = x.commit(ctx, tx)
 		}
-		if err != nil && br.err == nil {
+		if err != nil && br.failed == nil {
 			last := &br.results[len(br.results)-1]
-			last.err, last.rows, br.err = err, nil, err
+			last.err, last.rows, br.failed = err, nil, err
 		}
 	}
 	return br
@@ -95,11 +95,11 @@ type batchResults struct {
 	b       *pgx.Batch
 	results []batchResult
 	next    int
-	err     error // the first statement's error, which the statements after it report too
+	failed  error // the first statement's error, which the statements after it report too
+	err     error // the first error the program read, or a callback's: what Close returns
 	tx      *Tx   // the transaction the batch began (pgx.Batch.BeginTx), or nil
 	release func()
 	closed  bool
-	done    error // Close's answer
 }
 
 var _ pgx.BatchResults = (*batchResults)(nil)
@@ -111,14 +111,17 @@ func (br *batchResults) take() (*batchResult, error) {
 	if br.closed {
 		return nil, errors.New("batch already closed")
 	}
-	if br.results == nil && br.err != nil {
-		return nil, br.err
+	if br.results == nil && br.failed != nil {
+		return nil, br.failed
 	}
 	if br.next >= len(br.results) {
 		return nil, errNoMoreResults
 	}
 	r := &br.results[br.next]
 	br.next++
+	if r.err != nil && br.err == nil {
+		br.err = r.err
+	}
 	return r, nil
 }
 
@@ -150,29 +153,34 @@ func (br *batchResults) QueryRow() pgx.Row {
 }
 
 // Close reads the results not read yet, calling their queued queries'
-// callbacks, as pgx's Close: the first error (of a statement or a
-// callback) stops the callbacks and is returned, also by later calls.
+// callbacks, as pgx's Close: the first error the program read, or that a
+// statement or a callback gives meanwhile, stops the callbacks and is
+// returned, also by later calls.
 func (br *batchResults) Close() error {
-	if br.closed {
-		return br.done
+	if br.err != nil || br.closed {
+		br.end()
+		return br.err
 	}
-	if br.results == nil {
-		br.done = br.err // the batch failed before its first statement
-	}
-	for br.next < len(br.results) && br.done == nil {
-		qq := br.b.QueuedQueries[br.next]
-		if qq.Fn != nil {
-			br.done = qq.Fn(br)
+	for br.err == nil && br.next < len(br.results) {
+		if qq := br.b.QueuedQueries[br.next]; qq.Fn != nil {
+			if err := qq.Fn(br); err != nil && br.err == nil {
+				br.err = err
+			}
 		} else {
-			_, br.done = br.Exec()
+			br.Exec()
 		}
 	}
 	br.closed = true
+	br.end()
+	return br.err
+}
+
+// end gives a pool's connection back.
+func (br *batchResults) end() {
 	if br.release != nil {
 		br.release()
 		br.release = nil
 	}
-	return br.done
 }
 
 // Tx returns the transaction the batch began with pgx.Batch.BeginTx, or

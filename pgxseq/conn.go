@@ -23,14 +23,13 @@ func (q querier) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comm
 // Query runs sql with args and returns its rows, as pgx.Conn.Query; use
 // them with pgx.CollectRows, pgx.ForEachRow or Next and Scan.
 func (q querier) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	return q.x.query(ctx, sql, args)
+	return q.x.query(ctx, sql, args, false)
 }
 
 // QueryRow runs sql with args and returns its first row, as
 // pgx.Conn.QueryRow.
 func (q querier) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	rows, err := q.x.query(ctx, sql, args)
-	return &row{rows: rows, err: err}
+	return q.x.queryRow(ctx, nil, sql, args)
 }
 
 // SendBatch runs the statements queued in b, as pgx.Conn.SendBatch: see

@@ -109,7 +109,7 @@ func (p *Pool) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, er
 	if err != nil {
 		return errRows(err), err
 	}
-	rows, err := x.query(ctx, sql, args)
+	rows, err := x.query(ctx, sql, args, false)
 	if err != nil {
 		c.Release()
 		return rows, err
@@ -124,8 +124,7 @@ func (p *Pool) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	if err != nil {
 		return &row{err: err}
 	}
-	rows, err := x.query(ctx, sql, args)
-	return &row{rows: rows, err: err, done: c.Release}
+	return x.queryRow(ctx, c, sql, args)
 }
 
 // SendBatch sends b on a connection of the pool, as pgxpool.Pool.SendBatch:
@@ -136,7 +135,13 @@ func (p *Pool) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 		return pgx.FailedBatchResults(b, err)
 	}
 	br := x.sendBatch(ctx, b)
-	br.release = c.Release
+	if br.tx != nil && !br.tx.closed {
+		// The batch began a transaction: the connection is the
+		// transaction's until it ends.
+		br.tx.release = c.Release
+	} else {
+		br.release = c.Release
+	}
 	return br
 }
 
@@ -253,6 +258,16 @@ func (c *PoolConn) Conn() *pgx.Conn { return c.c.Conn() }
 
 // Ping pings the server.
 func (c *PoolConn) Ping(ctx context.Context) error { return c.c.Ping(ctx) }
+
+// Prepare prepares a statement on the connection: see [Conn.Prepare].
+func (c *PoolConn) Prepare(ctx context.Context, name, sql string) (*pgconn.StatementDescription, error) {
+	return c.x.prepare(ctx, name, sql)
+}
+
+// Deallocate releases a prepared statement of the connection.
+func (c *PoolConn) Deallocate(ctx context.Context, name string) error {
+	return c.x.deallocate(ctx, name)
+}
 
 // Begin begins a transaction on the connection.
 func (c *PoolConn) Begin(ctx context.Context) (pgx.Tx, error) {

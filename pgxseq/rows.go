@@ -1,12 +1,14 @@
 package pgxseq
 
 import (
+	"context"
 	"errors"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/seqshim/seqshim/internal/engine"
 )
@@ -50,17 +52,24 @@ var typeOIDs = map[string]uint32{
 }
 
 // localRows returns r, rows the engine answered (nil: none, for a command),
-// as pgx.Rows with command tag tag. They come from a slab of the
-// session's, never reused (the program may read Err after Close, when a
-// pool's connection may already run another goroutine's statement), as
-// pgxpool allocates its rows: a nextval answered here costs one
+// as pgx.Rows with command tag tag. Rows the session reads itself before
+// its next statement (own: QueryRow's, a batch's) are the session's own,
+// reused. Others come from a slab of the session's, never reused (the
+// program may read Err after Close, when a pool's connection may already
+// run another goroutine's statement), as pgxpool allocates its rows: one
 // allocation per slab.
-func (x *session) localRows(r *engine.Rows, tag string) *bufRows {
-	if len(x.rowsSlab) == 0 {
-		x.rowsSlab = make([]bufRows, rowsSlab)
+func (x *session) localRows(r *engine.Rows, tag string, own bool) *bufRows {
+	var b *bufRows
+	if own {
+		b = &x.ownRows
+		*b = bufRows{}
+	} else {
+		if len(x.rowsSlab) == 0 {
+			x.rowsSlab = make([]bufRows, rowsSlab)
+		}
+		b = &x.rowsSlab[len(x.rowsSlab)-1]
+		x.rowsSlab = x.rowsSlab[:len(x.rowsSlab)-1]
 	}
-	b := &x.rowsSlab[len(x.rowsSlab)-1]
-	x.rowsSlab = x.rowsSlab[:len(x.rowsSlab)-1]
 	b.conn, b.m, b.tag = x.conn, x.conn.TypeMap(), pgconn.NewCommandTag(tag)
 	b.fields, b.cells, b.text, b.ends = b.fieldsBuf[:0], b.cellsBuf[:0], b.textBuf[:0], b.endsBuf[:0]
 	if r == nil {
@@ -225,12 +234,21 @@ func readRows(rows pgx.Rows) *bufRows {
 type row struct {
 	rows pgx.Rows
 	err  error
-	done func() // after the row is scanned: a pool's connection released
+	pool *pgxpool.Conn // released once the row is scanned, or nil
+}
+
+// queryRow is QueryRow on the session, on a connection of a pool (which
+// Scan gives back) or not (nil). Its answer is the session's own, reused:
+// pgx's Row is scanned once, before the connection runs anything else.
+func (x *session) queryRow(ctx context.Context, c *pgxpool.Conn, sql string, args []any) pgx.Row {
+	rows, err := x.query(ctx, sql, args, true)
+	x.ownRow = row{rows: rows, err: err, pool: c}
+	return &x.ownRow
 }
 
 func (r *row) Scan(dest ...any) error {
-	if r.done != nil {
-		defer r.done()
+	if r.pool != nil {
+		defer r.pool.Release()
 	}
 	if r.err != nil {
 		return r.err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/seqshim/seqshim/internal/engine"
 )
@@ -19,6 +20,7 @@ type session struct {
 	conn *pgx.Conn
 	eng  *engine.Engine
 	s    *engine.Session[engine.AnyArgs]
+	mode pgx.QueryExecMode // the connection's default (Config copies the whole configuration)
 
 	// prepared are the statements prepared through the wrapper, by name:
 	// their text, and whether the database has them prepared (a text the
@@ -26,9 +28,11 @@ type session struct {
 	prepared map[string]preparedStmt
 
 	argBuf   [16]any    // the arguments of a rewritten statement, when they fit
-	vals     [4]int64   // bound call values, passed as *int64: no allocation
+	vals     [4]bound   // bound call values, passed by pointer: no allocation
 	opts     [4]any     // the leading query options of a call
 	rowsSlab []bufRows  // rows answered here, to hand out: see localRows
+	ownRows  bufRows    // rows answered here that the session reads itself (QueryRow, batches)
+	ownRow   row        // QueryRow's answer, scanned before the session's next statement
 	poolSlab []poolRows // a pool's rows wrappers, to hand out: see poolRows
 }
 
@@ -43,7 +47,7 @@ func newSession(ctx context.Context, eng *engine.Engine, conn *pgx.Conn) (*sessi
 	if err != nil {
 		return nil, err
 	}
-	return &session{conn: conn, eng: eng, s: s}, nil
+	return &session{conn: conn, eng: eng, s: s, mode: conn.Config().DefaultQueryExecMode}, nil
 }
 
 // call is one call's leading options, taken apart as pgx takes them.
@@ -61,7 +65,7 @@ type call struct {
 // (query, also the result formats), and applies a QueryRewriter
 // (pgx.NamedArgs, pgx.StrictNamedArgs, or the program's own).
 func (x *session) parse(ctx context.Context, sql string, args []any, query bool) (c call, err error) {
-	c.mode = x.conn.Config().DefaultQueryExecMode
+	c.mode = x.mode
 	c.opts = x.opts[:0]
 	var rewriter pgx.QueryRewriter
 loop:
@@ -103,8 +107,9 @@ func (c *call) request(rows bool) engine.Request {
 }
 
 // dbArgs are the arguments to send with the text step says: c's options
-// (its exec mode), its arguments, then the bound call values.
-func (x *session) dbArgs(c *call, step *engine.Step) ([]any, error) {
+// (its exec mode; for a query, the result formats too), its arguments,
+// then the bound call values.
+func (x *session) dbArgs(c *call, step *engine.Step, query bool) ([]any, error) {
 	n := 1 + len(c.opts) + len(c.args)
 	if step.Bound {
 		if len(c.args) != step.NumParams() {
@@ -117,19 +122,31 @@ func (x *session) dbArgs(c *call, step *engine.Step) ([]any, error) {
 		out = make([]any, 0, n)
 	}
 	out = append(out, c.mode)
-	out = append(out, c.opts...)
+	if query {
+		out = append(out, c.opts...) // result formats: a Query's only
+	}
 	out = append(out, c.args...)
 	if step.Bound {
 		vals := x.vals[:]
 		if len(step.Values) > len(vals) {
-			vals = make([]int64, len(step.Values))
+			vals = make([]bound, len(step.Values))
 		}
 		for i, v := range step.Values {
-			vals[i] = v
+			vals[i] = bound(v)
 			out = append(out, &vals[i])
 		}
 	}
 	return out, nil
+}
+
+// bound is a call value bound as a parameter. pgx encodes it through
+// pgtype.Int64Valuer, which neither boxes the value nor dereferences a
+// pointer by reflection, as it would an *int64.
+type bound int64
+
+// Int64Value returns the value, for pgx's int8 encoding.
+func (b *bound) Int64Value() (pgtype.Int8, error) {
+	return pgtype.Int8{Int64: int64(*b), Valid: true}, nil
 }
 
 // sendSQL is the text to send for step: the statement's name when it goes
@@ -150,7 +167,7 @@ func (x *session) exec(ctx context.Context, sql string, args []any) (pgconn.Comm
 		// The common case: no options, and perhaps the hot path, which
 		// sends the caller's own arguments.
 		if _, ok := x.prepared[sql]; !ok {
-			step, err := x.s.Run(ctx, sql, engine.AnyArgs(args), engine.Request{Extended: len(args) > 0 && x.conn.Config().DefaultQueryExecMode != pgx.QueryExecModeSimpleProtocol})
+			step, err := x.s.Run(ctx, sql, engine.AnyArgs(args), engine.Request{Extended: len(args) > 0 && x.mode != pgx.QueryExecModeSimpleProtocol})
 			if err != nil {
 				return pgconn.CommandTag{}, err
 			}
@@ -161,7 +178,7 @@ func (x *session) exec(ctx context.Context, sql string, args []any) (pgconn.Comm
 				}
 				return tag, nil
 			}
-			c := call{sql: sql, args: args, text: sql, mode: x.conn.Config().DefaultQueryExecMode, opts: x.opts[:0]}
+			c := call{sql: sql, args: args, text: sql, mode: x.mode, opts: x.opts[:0]}
 			return x.execStep(ctx, &c, &step)
 		}
 	}
@@ -181,7 +198,7 @@ func (x *session) execStep(ctx context.Context, c *call, step *engine.Step) (pgc
 	if step.SQL == "" {
 		return pgconn.NewCommandTag(step.Tag()), nil
 	}
-	args, err := x.dbArgs(c, step)
+	args, err := x.dbArgs(c, step, false)
 	var tag pgconn.CommandTag
 	if err == nil {
 		tag, err = x.conn.Exec(ctx, x.sendSQL(c, step), args...)
@@ -197,12 +214,13 @@ func (x *session) execStep(ctx context.Context, c *call, step *engine.Step) (pgc
 }
 
 // query is Query on the session. The rows it returns are the database's
-// own when it answered (the common case: no allocation of the wrapper's),
-// or the rows answered here.
-func (x *session) query(ctx context.Context, sql string, args []any) (pgx.Rows, error) {
+// own when it answered (no allocation of the wrapper's), or the rows
+// answered here: own says they are read before the session's next
+// statement, and then they are the session's own, reused.
+func (x *session) query(ctx context.Context, sql string, args []any, own bool) (pgx.Rows, error) {
 	if len(args) == 0 || !isOption(args[0]) {
 		if _, ok := x.prepared[sql]; !ok {
-			step, err := x.s.Run(ctx, sql, engine.AnyArgs(args), engine.Request{Rows: true, Extended: x.conn.Config().DefaultQueryExecMode != pgx.QueryExecModeSimpleProtocol})
+			step, err := x.s.Run(ctx, sql, engine.AnyArgs(args), engine.Request{Rows: true, Extended: x.mode != pgx.QueryExecModeSimpleProtocol})
 			if err != nil {
 				return errRows(err), err
 			}
@@ -214,8 +232,8 @@ func (x *session) query(ctx context.Context, sql string, args []any) (pgx.Rows, 
 				}
 				return rows, nil
 			}
-			c := call{sql: sql, args: args, text: sql, mode: x.conn.Config().DefaultQueryExecMode, opts: x.opts[:0]}
-			return x.queryStep(ctx, &c, &step)
+			c := call{sql: sql, args: args, text: sql, mode: x.mode, opts: x.opts[:0]}
+			return x.queryStep(ctx, &c, &step, own)
 		}
 	}
 	c, err := x.parse(ctx, sql, args, true)
@@ -226,15 +244,15 @@ func (x *session) query(ctx context.Context, sql string, args []any) (pgx.Rows, 
 	if err != nil {
 		return errRows(err), err
 	}
-	return x.queryStep(ctx, &c, &step)
+	return x.queryStep(ctx, &c, &step, own)
 }
 
 // queryStep sends what Run said for a Query and finishes the step.
-func (x *session) queryStep(ctx context.Context, c *call, step *engine.Step) (pgx.Rows, error) {
+func (x *session) queryStep(ctx context.Context, c *call, step *engine.Step, own bool) (pgx.Rows, error) {
 	if step.SQL == "" {
-		return x.localRows(step.Rows, selectTag(step.Rows.NumRows())), nil
+		return x.localRows(step.Rows, localTag(step), own), nil
 	}
-	args, err := x.dbArgs(c, step)
+	args, err := x.dbArgs(c, step, step.Rows == nil)
 	var rows pgx.Rows
 	if err == nil {
 		if step.Rows != nil {
@@ -253,7 +271,7 @@ func (x *session) queryStep(ctx context.Context, c *call, step *engine.Step) (pg
 		return errRows(err), err
 	}
 	if step.Rows != nil {
-		return x.localRows(step.Rows, selectTag(step.Rows.NumRows())), nil
+		return x.localRows(step.Rows, selectTag(step.Rows.NumRows()), own), nil
 	}
 	return rows, nil
 }
@@ -335,6 +353,14 @@ func (x *session) commit(ctx context.Context, tx pgx.Tx) error {
 // rollback rolls tx back.
 func (x *session) rollback(ctx context.Context, tx pgx.Tx) error {
 	return x.s.Rollback(ctx, tx.Rollback)
+}
+
+// localTag is the command tag of a Query answered here.
+func localTag(step *engine.Step) string {
+	if step.Rows == nil || len(step.Rows.Columns()) == 0 {
+		return step.Tag() // a command: CREATE SEQUENCE, COMMIT, …
+	}
+	return selectTag(step.Rows.NumRows())
 }
 
 // selectTag is the tag of a query answered here with n rows.

@@ -89,13 +89,15 @@ func (t *Tx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, erro
 	if t.closed {
 		return errRows(pgx.ErrTxClosed), pgx.ErrTxClosed
 	}
-	return t.x.query(ctx, sql, args)
+	return t.x.query(ctx, sql, args, false)
 }
 
 // QueryRow runs sql in the transaction, as pgx.Tx.QueryRow.
 func (t *Tx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	rows, err := t.Query(ctx, sql, args...)
-	return &row{rows: rows, err: err}
+	if t.closed {
+		return &row{err: pgx.ErrTxClosed}
+	}
+	return t.x.queryRow(ctx, nil, sql, args)
 }
 
 // SendBatch runs a batch in the transaction, as pgx.Tx.SendBatch.

@@ -449,20 +449,32 @@ func (s *Session[A]) guard(ctx context.Context, query string, err *error) {
 }
 
 // Tag is the command tag PostgreSQL gives the last statement of a step
-// answered without the front end sending anything (Step.SQL ""), for a
-// front end whose API returns tags (pgx's Exec): "SELECT n" for a query
-// answered here, otherwise the statement's command, as PostgreSQL names
-// it ("CREATE SEQUENCE", "ALTER TABLE", "COMMIT", …). It is "" for a step
-// of nothing.
+// answered without the front end sending anything (Step.SQL ""), or whose
+// RowsAffected is the answer (Step.Affected), for a front end whose API
+// returns tags (pgx's Exec): "SELECT n" for a query answered here,
+// "INSERT 0 n", "UPDATE n" … with RowsAffected, otherwise the statement's
+// command, as PostgreSQL names it ("CREATE SEQUENCE", "ALTER TABLE",
+// "COMMIT", …). It is "" for a step of nothing.
 func (s *Step) Tag() string {
 	if s.st == nil || s.st.plan == nil || len(s.st.plan.Statements) == 0 {
 		return ""
 	}
 	st := &s.st.plan.Statements[len(s.st.plan.Statements)-1]
-	if st.Kind == rewrite.Local {
-		return "SELECT " + strconv.FormatInt(s.RowsAffected, 10)
+	n := strconv.FormatInt(s.RowsAffected, 10)
+	switch {
+	case st.Kind == rewrite.Local:
+		return "SELECT " + n
+	case st.Verb == "INSERT":
+		return "INSERT 0 " + n
+	case st.Verb != "": // UPDATE, DELETE, MERGE, also after WITH
+		return st.Verb + " " + n
 	}
-	return commandTag(st.Text)
+	tag := commandTag(st.Text)
+	switch tag {
+	case "SELECT", "COPY", "FETCH", "MOVE":
+		return tag + " " + n
+	}
+	return tag
 }
 
 // commandTag is the tag of a statement by its leading keywords: CREATE,

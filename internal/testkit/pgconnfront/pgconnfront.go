@@ -51,6 +51,29 @@ func Connect(ctx context.Context, connString string, cfg engine.Config) (*Conn, 
 	return &Conn{pc: pc, eng: eng, sess: sess, m: pgtype.NewMap()}, nil
 }
 
+// Target is the conformance target of sessions Connect opens on
+// connString with cfg: plain [conformance.Conn]s (no prepared statements,
+// no pgx query modes) on one database, conformance.DefaultDB, opened
+// without parameters (no dsn=). Open refuses any other database or
+// parameters: run only the scenarios [conformance.RunConns] accepts.
+func Target(connString string, cfg engine.Config) conformance.ConnTarget {
+	return conformance.ConnTarget{
+		Open: func(ctx context.Context, db, params string) (conformance.Conn, error) {
+			if db != conformance.DefaultDB {
+				return nil, fmt.Errorf("pgconnfront: one database only, not db=%s", db)
+			}
+			if params != "" {
+				return nil, fmt.Errorf("pgconnfront: no connection parameters (dsn=%s)", params)
+			}
+			c, err := Connect(ctx, connString, cfg)
+			if err != nil {
+				return nil, err // not a nil *Conn in a non-nil Conn
+			}
+			return c, nil
+		},
+	}
+}
+
 // Exec runs sql with args and returns the rows it affected: by the simple
 // protocol without arguments, as pgx does.
 func (c *Conn) Exec(ctx context.Context, sql string, args []any) (int64, error) {
