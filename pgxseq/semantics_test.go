@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -15,6 +16,7 @@ import (
 
 	seqdriver "github.com/seqshim/seqshim/driver"
 	"github.com/seqshim/seqshim/pgxseq"
+	_ "github.com/seqshim/seqshim/sqlstore/sqlite" // sqlite: stores
 )
 
 func nextval(t *testing.T, q interface {
@@ -364,5 +366,36 @@ func TestCopyFrom(t *testing.T) {
 	}
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 4 {
 		t.Fatalf("rows: %d %v", n, err)
+	}
+}
+
+// TestPerDatabaseStore: {database} in the store URL gives each database a
+// store of its own, and the pool's AfterConnect and BeforeClose hooks of
+// the program's still run.
+func TestPerDatabaseStore(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	var got []int64
+	for range 2 {
+		cfg, o, err := pgxseq.ParseConfig(withStore(t, createDatabase(t), "sqlite:"+dir+"/{database}.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var connected, closed atomic.Int32
+		cfg.AfterConnect = func(context.Context, *pgx.Conn) error { connected.Add(1); return nil }
+		cfg.BeforeClose = func(*pgx.Conn) { closed.Add(1) }
+		pool, err := pgxseq.NewWithConfig(ctx, cfg, func(opts *pgxseq.Options) { *opts = o })
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, pool, "CREATE SEQUENCE s")
+		got = append(got, nextval(t, pool, "s"))
+		pool.Close()
+		if connected.Load() == 0 || closed.Load() != connected.Load() {
+			t.Errorf("hooks: %d connected, %d closed", connected.Load(), closed.Load())
+		}
+	}
+	if !slices.Equal(got, []int64{1, 1}) {
+		t.Fatalf("nextval on each database: %v, want 1 and 1 (a store each)", got)
 	}
 }

@@ -8,6 +8,9 @@
 //     summary lines.
 //   - fakedriver: an in-memory database/sql driver that records what
 //     reaches it, for the driver's tests and examples.
+//   - fakepg: a PostgreSQL server in process, answering as the messages
+//     are written, for measuring what a front end costs in process
+//     (bench, pgxseq's benchmarks).
 //   - faultstore: a store wrapper that injects failures, for tests of callers
 //     that must survive a failing store.
 //   - torture: the proxy, worker loop, records and checker of the uniqueness
