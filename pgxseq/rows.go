@@ -3,6 +3,7 @@ package pgxseq
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -33,6 +34,7 @@ type bufRows struct {
 	local *engine.Rows // the engine's rows read into cells, closed with these
 	text  []byte       // local rows' text
 	ends  []int        // where each local value ends in text; -1-end for NULL
+	ints  []int64      // local int8 rows' values, as cells: Scan into *int64 takes them as they are
 
 	// Room for the common answer (one row of one or two columns): rows
 	// answered here allocate nothing more.
@@ -40,15 +42,25 @@ type bufRows struct {
 	cellsBuf  [4][]byte
 	textBuf   [48]byte
 	endsBuf   [4]int
+	intsBuf   [4]int64
 }
 
 var _ pgx.Rows = (*bufRows)(nil)
 
-// typeOIDs are the OIDs of the types of columns answered here, by the
-// names the engine gives them (engine.Rows.TypeName).
-var typeOIDs = map[string]uint32{
-	"INT8": pgtype.Int8OID, "BIGINT": pgtype.Int8OID, "TEXT": pgtype.TextOID,
-	"VARCHAR": pgtype.VarcharOID, "NAME": pgtype.NameOID, "2205": 2205, // regclass
+// typeOID is the OID of the type of a column answered here, by the name
+// the engine gives it (engine.Rows.TypeName).
+func typeOID(name string) uint32 {
+	switch name {
+	case "INT8", "BIGINT":
+		return pgtype.Int8OID
+	case "TEXT":
+		return pgtype.TextOID
+	case "VARCHAR":
+		return pgtype.VarcharOID
+	case "NAME":
+		return pgtype.NameOID
+	}
+	return 2205 // regclass
 }
 
 // localRows returns r, rows the engine answered (nil: none, for a command),
@@ -72,12 +84,13 @@ func (x *session) localRows(r *engine.Rows, tag string, own bool) *bufRows {
 	}
 	b.conn, b.m, b.tag = x.conn, x.conn.TypeMap(), pgconn.NewCommandTag(tag)
 	b.fields, b.cells, b.text, b.ends = b.fieldsBuf[:0], b.cellsBuf[:0], b.textBuf[:0], b.endsBuf[:0]
+	b.ints = nil
 	if r == nil {
 		return b
 	}
 	b.local = r
 	for j, name := range r.Columns() {
-		b.fields = append(b.fields, pgconn.FieldDescription{Name: name, DataTypeOID: typeOIDs[r.TypeName(j)],
+		b.fields = append(b.fields, pgconn.FieldDescription{Name: name, DataTypeOID: typeOID(r.TypeName(j)),
 			DataTypeSize: -1, TypeModifier: -1, Format: pgx.TextFormatCode})
 		if b.fields[j].DataTypeOID == pgtype.Int8OID {
 			b.fields[j].DataTypeSize = 8
@@ -103,6 +116,10 @@ func (x *session) localRows(r *engine.Rows, tag string, own bool) *bufRows {
 				break
 			}
 			nulls = ns
+			if b.ints == nil {
+				b.ints = b.intsBuf[:0]
+			}
+			b.ints = append(b.ints, values...)
 			for _, v := range values {
 				b.text = strconv.AppendInt(b.text, v, 10)
 				b.ends = append(b.ends, len(b.text))
@@ -174,12 +191,34 @@ func (b *bufRows) Scan(dest ...any) error {
 			return rs.ScanRow(b)
 		}
 	}
+	if b.ints != nil && b.scanInts(dest) {
+		return nil
+	}
 	if err := pgx.ScanRow(b.m, b.fields, b.cur, dest...); err != nil {
 		b.err = err
 		b.Close()
 		return err
 	}
 	return nil
+}
+
+// scanInts scans the current row of int8 values answered here into dest
+// when every destination is an *int64 and no value is NULL, as pgx would
+// (without its text round trip), and reports whether it did.
+func (b *bufRows) scanInts(dest []any) bool {
+	if len(dest) != len(b.cur) {
+		return false
+	}
+	start := b.next - len(b.cur)
+	for i, d := range dest {
+		if _, ok := d.(*int64); !ok || b.cur[i] == nil {
+			return false
+		}
+	}
+	for i, d := range dest {
+		*d.(*int64) = b.ints[start+i]
+	}
+	return true
 }
 
 func (b *bufRows) Values() ([]any, error) {
@@ -230,6 +269,90 @@ func readRows(rows pgx.Rows) *bufRows {
 	return b
 }
 
+// lazyRows are rows answered here that the session reads itself (own):
+// read into bufRows only when something reads them but QueryRow's Scan
+// into *int64 destinations, which takes the values as they are.
+type lazyRows struct {
+	x      *session
+	r      *engine.Rows // nil once read
+	tag    string
+	b      *bufRows // nil until read
+	closed bool
+}
+
+var _ pgx.Rows = (*lazyRows)(nil)
+
+func (l *lazyRows) rows() *bufRows {
+	if l.b == nil {
+		l.b = l.x.localRows(l.r, l.tag, true)
+		l.r = nil
+		if l.closed {
+			l.b.Close()
+		}
+	}
+	return l.b
+}
+
+func (l *lazyRows) Close() {
+	switch {
+	case l.b != nil:
+		l.b.Close()
+	case l.r != nil:
+		l.r.Close()
+		l.r = nil
+	}
+	l.closed = true
+}
+
+func (l *lazyRows) Err() error {
+	if l.b == nil {
+		return nil
+	}
+	return l.b.Err()
+}
+
+func (l *lazyRows) CommandTag() pgconn.CommandTag {
+	if l.b == nil {
+		return pgconn.NewCommandTag(l.tag)
+	}
+	return l.b.CommandTag()
+}
+
+func (l *lazyRows) FieldDescriptions() []pgconn.FieldDescription { return l.rows().FieldDescriptions() }
+func (l *lazyRows) Next() bool                                   { return l.rows().Next() }
+func (l *lazyRows) Scan(dest ...any) error                       { return l.rows().Scan(dest...) }
+func (l *lazyRows) Values() ([]any, error)                       { return l.rows().Values() }
+func (l *lazyRows) RawValues() [][]byte                          { return l.rows().RawValues() }
+func (l *lazyRows) Conn() *pgx.Conn                              { return l.x.conn }
+func (l *lazyRows) TypeMap() *pgtype.Map                         { return l.x.conn.TypeMap() }
+
+// scanFirst is QueryRow's Scan of rows not read yet into *int64
+// destinations (SELECT nextval('s') … Scan(&id)): the first row's values
+// as they are, as pgx would scan them. It reports false, having read
+// nothing, for other rows or destinations.
+func (l *lazyRows) scanFirst(dest []any) (bool, error) {
+	r := l.r
+	if l.b != nil || r == nil || r.Text() || len(dest) != len(r.Columns()) {
+		return false, nil
+	}
+	for _, d := range dest {
+		if _, ok := d.(*int64); !ok {
+			return false, nil
+		}
+	}
+	values, nulls, ok := r.Next()
+	if !ok {
+		return true, pgx.ErrNoRows
+	}
+	for i, d := range dest {
+		if nulls != nil && nulls[i] {
+			return true, pgx.ScanArgError{ColumnIndex: i, FieldName: r.Columns()[i], Err: fmt.Errorf("cannot scan NULL into %T", d)}
+		}
+		*d.(*int64) = values[i]
+	}
+	return true, nil
+}
+
 // row is QueryRow's answer: the first row of rows, or its error.
 type row struct {
 	rows pgx.Rows
@@ -255,6 +378,11 @@ func (r *row) Scan(dest ...any) error {
 	}
 	rows := r.rows
 	defer rows.Close()
+	if l, ok := rows.(*lazyRows); ok {
+		if done, err := l.scanFirst(dest); done {
+			return err
+		}
+	}
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
 			return err

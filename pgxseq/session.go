@@ -32,6 +32,7 @@ type session struct {
 	opts     [4]any     // the leading query options of a call
 	rowsSlab []bufRows  // rows answered here, to hand out: see localRows
 	ownRows  bufRows    // rows answered here that the session reads itself (QueryRow, batches)
+	ownLazy  lazyRows   // the same, before they are read into ownRows
 	ownRow   row        // QueryRow's answer, scanned before the session's next statement
 	poolSlab []poolRows // a pool's rows wrappers, to hand out: see poolRows
 }
@@ -250,6 +251,10 @@ func (x *session) query(ctx context.Context, sql string, args []any, own bool) (
 // queryStep sends what Run said for a Query and finishes the step.
 func (x *session) queryStep(ctx context.Context, c *call, step *engine.Step, own bool) (pgx.Rows, error) {
 	if step.SQL == "" {
+		if own {
+			x.ownLazy = lazyRows{x: x, r: step.Rows, tag: localTag(step)}
+			return &x.ownLazy, nil
+		}
 		return x.localRows(step.Rows, localTag(step), own), nil
 	}
 	args, err := x.dbArgs(c, step, step.Rows == nil)
