@@ -137,16 +137,7 @@ func pgxInsertDefault(ctx context.Context, p *pgxPair, budget time.Duration) (ro
 // fakepg) that answers at once, with testing.Benchmark, alternating which
 // runs first. The difference of the two is the front end's cost.
 func pgxPassThrough(ctx context.Context, rounds int) (row, error) {
-	cfg := func() (*pgx.ConnConfig, error) {
-		c, err := pgx.ParseConfig("postgres://fake@fake/fake?sslmode=disable")
-		if err != nil {
-			return nil, err
-		}
-		c.DialFunc = fakepg.Dial
-		c.LookupFunc = func(context.Context, string) ([]string, error) { return []string{"127.0.0.1"}, nil }
-		return c, nil
-	}
-	nc, err := cfg()
+	nc, err := fakepg.Config()
 	if err != nil {
 		return row{}, err
 	}
@@ -155,7 +146,7 @@ func pgxPassThrough(ctx context.Context, rounds int) (row, error) {
 		return row{}, err
 	}
 	defer native.Close(ctx)
-	sc, err := cfg()
+	sc, err := fakepg.Config()
 	if err != nil {
 		return row{}, err
 	}

@@ -25,6 +25,10 @@
 // with its own query must be percent-encoded
 // (seqshim.store=dynamodb%3A%2F%2Fseqs%3Fregion%3Deu-west-1).
 //
+// A program on pgx's own interface (pgxpool, pgx.Conn, sqlc's pgx/v5 code)
+// uses package github.com/seqshim/seqshim/pgxseq instead: the same core,
+// options and caches, behind pgx's types.
+//
 // From Go, [NewConnector] wraps any driver.Connector, for example pgx's, and
 // can take a store directly:
 //

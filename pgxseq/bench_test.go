@@ -14,12 +14,10 @@ import (
 // (package fakepg), which answers at once: what is left is the client's
 // own cost.
 func fakeConfig(b testing.TB) *pgx.ConnConfig {
-	cfg, err := pgx.ParseConfig("postgres://fake@fake/fake?sslmode=disable")
+	cfg, err := fakepg.Config()
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg.DialFunc = fakepg.Dial
-	cfg.LookupFunc = func(context.Context, string) ([]string, error) { return []string{"127.0.0.1"}, nil }
 	return cfg
 }
 

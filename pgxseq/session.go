@@ -18,7 +18,6 @@ import (
 // time.
 type session struct {
 	conn *pgx.Conn
-	eng  *engine.Engine
 	s    *engine.Session[engine.AnyArgs]
 	mode pgx.QueryExecMode // the connection's default (Config copies the whole configuration)
 
@@ -29,7 +28,7 @@ type session struct {
 
 	argBuf   [16]any    // the arguments of a rewritten statement, when they fit
 	vals     [4]bound   // bound call values, passed by pointer: no allocation
-	opts     [4]any     // the leading query options of a call
+	opts     [4]any     // a call's result formats options
 	rowsSlab []bufRows  // rows answered here, to hand out: see localRows
 	ownRows  bufRows    // rows answered here that the session reads itself (QueryRow, batches)
 	ownLazy  lazyRows   // the same, before they are read into ownRows
@@ -48,18 +47,17 @@ func newSession(ctx context.Context, eng *engine.Engine, conn *pgx.Conn) (*sessi
 	if err != nil {
 		return nil, err
 	}
-	return &session{conn: conn, eng: eng, s: s, mode: conn.Config().DefaultQueryExecMode}, nil
+	return &session{conn: conn, s: s, mode: conn.Config().DefaultQueryExecMode}, nil
 }
 
 // call is one call's leading options, taken apart as pgx takes them.
 type call struct {
 	sql      string
 	args     []any // the SQL parameters
-	opts     []any // the leading options to pass on (exec mode, result formats), in x.opts
+	opts     []any // the leading options to pass on but the exec mode (a Query's result formats), in x.opts
 	mode     pgx.QueryExecMode
-	rewrote  bool // a QueryRewriter made sql and args
-	prepared bool // sql names a statement prepared through the wrapper
-	text     string
+	prepared bool   // sql names a statement prepared through the wrapper
+	text     string // the text the engine plans: sql, or the prepared statement's
 }
 
 // parse takes the leading options off args, as pgx's Exec and Query do
@@ -90,7 +88,6 @@ loop:
 		if sql, args, err = rewriter.RewriteQuery(ctx, x.conn, sql, args); err != nil {
 			return c, fmt.Errorf("rewrite query failed: %w", err)
 		}
-		c.rewrote = true
 	}
 	c.sql, c.args, c.text = sql, args, sql
 	if p, ok := x.prepared[sql]; ok {

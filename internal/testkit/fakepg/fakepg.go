@@ -17,8 +17,21 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
 )
+
+// Config returns a pgx connection configuration whose connections go to
+// fresh fake servers ([Dial]).
+func Config() (*pgx.ConnConfig, error) {
+	c, err := pgx.ParseConfig("postgres://fake@fake/fake?sslmode=disable")
+	if err != nil {
+		return nil, err
+	}
+	c.DialFunc = Dial
+	c.LookupFunc = func(context.Context, string) ([]string, error) { return []string{"127.0.0.1"}, nil }
+	return c, nil
+}
 
 // Dial returns a new connection to a fresh fake server; it has the
 // signature of pgconn.Config.DialFunc.

@@ -12,12 +12,10 @@ import (
 
 // config is a connection configuration to a fake server.
 func config(t testing.TB) *pgx.ConnConfig {
-	cfg, err := pgx.ParseConfig("postgres://fake@fake/fake?sslmode=disable")
+	cfg, err := fakepg.Config()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.DialFunc = fakepg.Dial
-	cfg.LookupFunc = func(context.Context, string) ([]string, error) { return []string{"127.0.0.1"}, nil }
 	return cfg
 }
 
