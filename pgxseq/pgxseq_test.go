@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,5 +170,30 @@ func TestSmoke(t *testing.T) {
 	}
 	if _, err := pool.Exec(ctx, "SELECT nextval('s2')"); pgCode(err) != "42P01" {
 		t.Fatalf("rolled back sequence: %v", err)
+	}
+}
+
+// TestNoStore: without a store, the first use fails with the error that
+// says how to configure one, never a silent counter.
+func TestNoStore(t *testing.T) {
+	t.Setenv("SEQSHIM_STORE", "")
+	ctx := context.Background()
+	pool, err := pgxseq.New(ctx, createDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	_, err = pool.Exec(ctx, "SELECT 1")
+	if !errors.Is(err, pgxseq.ErrNoStore) {
+		t.Fatalf("first use without a store: %v, want ErrNoStore", err)
+	}
+	if _, err := pgxseq.Connect(ctx, createDatabase(t)); !errors.Is(err, pgxseq.ErrNoStore) {
+		t.Fatalf("Connect without a store: %v, want ErrNoStore", err)
+	}
+	if _, err := pgxseq.New(ctx, "postgres://h/db?seqshim.nope=1"); err == nil || !strings.Contains(err.Error(), "seqshim.nope") {
+		t.Fatalf("an unknown parameter: %v", err)
+	}
+	if _, err := pgxseq.New(ctx, "postgres://h/db?seqshim.store=memory:&seqshim.dialect=mysql"); err == nil || !strings.Contains(err.Error(), "PostgreSQL only") {
+		t.Fatalf("another dialect: %v", err)
 	}
 }
