@@ -59,7 +59,7 @@ func pgxRows(ctx context.Context, pgURL string, budget time.Duration, logf func(
 	}
 	defer p.close()
 	var rows []row
-	for _, f := range []func(context.Context, *pgxPair, time.Duration) (row, error){pgxNextval, pgxInsertDefault} {
+	for _, f := range []func(context.Context, *pgxPair, time.Duration) (row, error){pgxNextval, pgxInsertDefault, pgxBatch} {
 		r, err := f(ctx, p, budget)
 		if err != nil {
 			return nil, err
@@ -129,6 +129,46 @@ func pgxInsertDefault(ctx context.Context, p *pgxPair, budget time.Duration) (ro
 		Note: "Conn.Exec on both sides, on the same session: the id from the store through pgxseq, written into the INSERT as a bound value; from the database's sequence natively"}, budget,
 		func() error { _, err := p.shim.Exec(context.Background(), q[0], "x"); return err },
 		func() error { _, err := p.native.Exec(context.Background(), q[1], "x"); return err })
+}
+
+// batchSize is the number of INSERTs of the batch row.
+const batchSize = 10
+
+// pgxBatch compares a batch of INSERTs leaving a bigserial id to its
+// default (sqlc's :batchexec): through pgxseq, every statement's value
+// drawn and the batch sent in one round trip; natively, the database
+// drawing each.
+func pgxBatch(ctx context.Context, p *pgxPair, budget time.Duration) (row, error) {
+	var q [2]string
+	for i, exec := range []func(context.Context, string, ...any) error{
+		func(ctx context.Context, sql string, args ...any) error {
+			_, err := p.shim.Exec(ctx, sql, args...)
+			return err
+		},
+		func(ctx context.Context, sql string, args ...any) error {
+			_, err := p.native.Exec(ctx, sql, args...)
+			return err
+		},
+	} {
+		t := fmt.Sprintf("%s_b%d", p.prefix, i)
+		if err := exec(ctx, "CREATE TABLE "+t+" (id bigserial PRIMARY KEY, v text)"); err != nil {
+			return row{}, err
+		}
+		p.drop = append(p.drop, "TABLE "+t)
+		q[i] = "INSERT INTO " + t + " (v) VALUES ($1)"
+	}
+	batch := func(send func(context.Context, *pgx.Batch) pgx.BatchResults, sql string) func() error {
+		return func() error {
+			b := &pgx.Batch{}
+			for range batchSize {
+				b.Queue(sql, "x")
+			}
+			return send(context.Background(), b).Close()
+		}
+	}
+	return compare(ctx, row{Name: fmt.Sprintf("pgx: a batch of %d INSERTs, id bigserial", batchSize), Subject: "pgxseq", Baseline: "PostgreSQL via pgx",
+		Note: "SendBatch … Close on both sides, on the same session (sqlc's :batchexec): pgxseq draws every id, then sends the batch in one round trip, as pgx does"}, budget,
+		batch(p.shim.SendBatch, q[0]), batch(p.native.SendBatch, q[1]))
 }
 
 // pgxPassThrough measures what pgxseq adds in process to a statement

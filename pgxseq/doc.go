@@ -50,15 +50,25 @@
 // # Batches
 //
 // SendBatch plans and draws for each queued statement as for the same
-// statement sent alone, and runs them in order on the connection. pgx
-// sends a batch as one implicit transaction when none is open, so a
-// batch of several statements runs inside a transaction block of its
-// own: all of it commits, or none (and sequence DDL in it reaches the
-// store only if it commits). After a failed statement, the statements
-// after it report its error, as pgx's do. A batch that begins a
-// transaction (pgx.Batch.BeginTx) is served too; its Tx commits through
-// seqshim. The statements run one round trip each, not pipelined: a
-// batch costs what its statements sent one by one cost.
+// statement sent alone. pgx sends a batch as one implicit transaction when
+// none is open, and so does pgxseq:
+//
+//   - A batch of plain statements (INSERT, UPDATE, DELETE, queries, with or
+//     without sequence calls, SELECT nextval('s'); no DDL, no transaction
+//     control) goes in one round trip, as pgx sends it: the sequence work
+//     of every statement is done first, in order, and the batch is sent
+//     with the values bound. sqlc's :batchexec and :batchone batches are
+//     such batches.
+//   - Any other batch of several statements runs one statement after
+//     another, one round trip each, inside a transaction block of its own
+//     (all of it commits, or none; its sequence DDL reaches the store only
+//     if it commits), or inside the transaction block that is open.
+//
+// After a failed statement, the statements after it report its error, as
+// pgx's do; an error PostgreSQL raises parsing a statement (a sequence
+// that does not exist) fails every statement of the batch. A batch that
+// begins a transaction (pgx.Batch.BeginTx) is served too; its Tx commits
+// through seqshim.
 //
 // # COPY
 //
@@ -76,6 +86,10 @@
 //   - Rows seqshim answers itself are held in memory (a sequence call's
 //     answer is small), and a batch's results are read before SendBatch
 //     returns.
+//   - A batch sent in one round trip draws the values of all its
+//     statements before the database runs them: when one fails, the
+//     values of the statements after it, which PostgreSQL would not have
+//     drawn, are a gap.
 //   - The LargeObjects of a transaction a batch began (pgx.Batch.BeginTx)
 //     are not available.
 //   - Statements run on the wrapped pgx objects ([Pool.Pool],
