@@ -41,12 +41,22 @@ func (x *session) sendBatch(ctx context.Context, b *pgx.Batch) *batchResults {
 		// the results return. Its BEGIN is the first queued query.
 		br.tx = &Tx{x: x, tx: nil, closed: true}
 	}
-	implicit := br.tx == nil && len(b.QueuedQueries) > 1 && x.conn.PgConn().TxStatus() == 'I' && !beginsTx(b.QueuedQueries[0].SQL)
-	if implicit {
-		if calls, ok := x.pipelinable(ctx, b); ok {
-			x.pipeline(ctx, calls, br)
+	// Every queued query taken apart once, as pgx does before it sends
+	// any: a QueryRewriter that fails fails the batch.
+	calls := make([]call, len(b.QueuedQueries))
+	for i, qq := range b.QueuedQueries {
+		c, err := x.parse(ctx, qq.SQL, qq.Arguments, batchCall)
+		if err != nil {
+			br.failed, br.err = err, err
 			return br
 		}
+		c.opts = nil // x.opts is reused by the next parse
+		calls[i] = c
+	}
+	implicit := br.tx == nil && len(calls) > 1 && x.conn.PgConn().TxStatus() == 'I' && !beginsTx(calls[0].text)
+	if implicit && x.pipelinable(ctx, calls) {
+		x.pipeline(ctx, calls, br)
+		return br
 	}
 	var tx pgx.Tx
 	if implicit {
@@ -56,14 +66,14 @@ func (x *session) sendBatch(ctx context.Context, b *pgx.Batch) *batchResults {
 			return br
 		}
 	}
-	br.results = make([]batchResult, len(b.QueuedQueries))
-	for i, qq := range b.QueuedQueries {
+	br.results = make([]batchResult, len(calls))
+	for i := range calls {
 		res := &br.results[i]
 		if br.failed != nil {
 			res.err = br.failed
 			continue
 		}
-		rows, err := x.query(ctx, qq.SQL, qq.Arguments, true)
+		rows, err := x.queryCall(ctx, &calls[i], true)
 		if err == nil {
 			res.rows = readRows(rows)
 			err = res.rows.err
@@ -98,20 +108,15 @@ func (x *session) sendBatch(ctx context.Context, b *pgx.Batch) *batchResults {
 	return br
 }
 
-// pipelinable returns the queued queries of b taken apart as Query takes
-// them, and whether every one is plain (engine.Session.Pipelinable) with
-// no option of its own but a QueryRewriter, as pgx's batches take.
-func (x *session) pipelinable(ctx context.Context, b *pgx.Batch) ([]call, bool) {
-	calls := make([]call, len(b.QueuedQueries))
-	for i, qq := range b.QueuedQueries {
-		c, err := x.parse(ctx, qq.SQL, qq.Arguments, false)
-		if err != nil || c.mode != x.mode || len(c.opts) > 0 || !x.s.Pipelinable(ctx, c.text) {
-			return nil, false
+// pipelinable reports whether every one of a batch's calls is plain
+// (engine.Session.Pipelinable).
+func (x *session) pipelinable(ctx context.Context, calls []call) bool {
+	for i := range calls {
+		if !x.s.Pipelinable(ctx, calls[i].text) {
+			return false
 		}
-		c.opts = nil // x.opts is reused by the next parse
-		calls[i] = c
 	}
-	return calls, true
+	return true
 }
 
 // pipeline runs the sequence work of calls, a batch's plain statements,

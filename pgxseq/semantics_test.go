@@ -459,6 +459,7 @@ func TestBatchAsNative(t *testing.T) {
 			{"a duplicate", false, [][]any{{"INSERT INTO TBL (v) VALUES ($1)", "c"}, {"INSERT INTO TBL (v) VALUES ($1)", "a"}, {"INSERT INTO TBL (v) VALUES ($1)", "d"}}},
 			{"a missing sequence", false, [][]any{{"INSERT INTO TBL (v) VALUES ($1)", "e"}, {"SELECT nextval('nope')"}, {"INSERT INTO TBL (v) VALUES ($1)", "f"}}},
 			{"named arguments", true, [][]any{{"INSERT INTO TBL (v) VALUES (@v) RETURNING id", pgx.NamedArgs{"v": "g"}}, {"UPDATE TBL SET v = v || '!' WHERE v = 'g'"}}},
+			{"a rewriter's error", false, [][]any{{"INSERT INTO TBL (v) VALUES ($1)", "h"}, {"SELECT @x::int", pgx.StrictNamedArgs{}}}},
 		} {
 			t.Run(mode+"/"+tc.name, func(t *testing.T) {
 				st, nt := fmt.Sprintf("t_%d_%d", m, k), fmt.Sprintf("n_%d_%d", m, k)

@@ -60,10 +60,19 @@ type call struct {
 	text     string // the text the engine plans: sql, or the prepared statement's
 }
 
-// parse takes the leading options off args, as pgx's Exec and Query do
-// (query, also the result formats), and applies a QueryRewriter
-// (pgx.NamedArgs, pgx.StrictNamedArgs, or the program's own).
-func (x *session) parse(ctx context.Context, sql string, args []any, query bool) (c call, err error) {
+// The kinds of call parse takes apart, each with pgx's leading options:
+// Exec's (QueryExecMode, QueryRewriter), Query's (also the result
+// formats), a batch's queued query's (a QueryRewriter only).
+const (
+	execCall = iota
+	queryCall
+	batchCall
+)
+
+// parse takes the leading options off args, as pgx takes those of a call
+// of kind, and applies a QueryRewriter (pgx.NamedArgs,
+// pgx.StrictNamedArgs, or the program's own).
+func (x *session) parse(ctx context.Context, sql string, args []any, kind int) (c call, err error) {
 	c.mode = x.mode
 	c.opts = x.opts[:0]
 	var rewriter pgx.QueryRewriter
@@ -71,9 +80,12 @@ loop:
 	for len(args) > 0 {
 		switch a := args[0].(type) {
 		case pgx.QueryExecMode:
+			if kind == batchCall {
+				break loop
+			}
 			c.mode = a
 		case pgx.QueryResultFormats, pgx.QueryResultFormatsByOID:
-			if !query {
+			if kind != queryCall {
 				break loop
 			}
 			c.opts = append(c.opts, a)
@@ -180,7 +192,7 @@ func (x *session) exec(ctx context.Context, sql string, args []any) (pgconn.Comm
 			return x.execStep(ctx, &c, &step)
 		}
 	}
-	c, err := x.parse(ctx, sql, args, false)
+	c, err := x.parse(ctx, sql, args, execCall)
 	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
@@ -234,15 +246,20 @@ func (x *session) query(ctx context.Context, sql string, args []any, own bool) (
 			return x.queryStep(ctx, &c, &step, own)
 		}
 	}
-	c, err := x.parse(ctx, sql, args, true)
+	c, err := x.parse(ctx, sql, args, queryCall)
 	if err != nil {
 		return errRows(err), err
 	}
+	return x.queryCall(ctx, &c, own)
+}
+
+// queryCall is Query of a call taken apart.
+func (x *session) queryCall(ctx context.Context, c *call, own bool) (pgx.Rows, error) {
 	step, err := x.s.Run(ctx, c.text, engine.AnyArgs(c.args), c.request(true))
 	if err != nil {
 		return errRows(err), err
 	}
-	return x.queryStep(ctx, &c, &step, own)
+	return x.queryStep(ctx, c, &step, own)
 }
 
 // queryStep sends what Run said for a Query and finishes the step.
