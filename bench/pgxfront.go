@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 
@@ -83,6 +84,21 @@ func pgxRows(ctx context.Context, pgURL string, budget time.Duration, logf func(
 	return append(rows, conc...), nil
 }
 
+// bigserialTables makes a table (id bigserial PRIMARY KEY, v text)
+// through pgxseq and another natively, named after suffix, and returns the
+// INSERT leaving the id to its default into each.
+func (p *pgxPair) bigserialTables(ctx context.Context, suffix string) (q [2]string, err error) {
+	for i, exec := range []func(context.Context, string, ...any) (pgconn.CommandTag, error){p.shim.Exec, p.native.Exec} {
+		t := fmt.Sprintf("%s_%s%d", p.prefix, suffix, i)
+		if _, err := exec(ctx, "CREATE TABLE "+t+" (id bigserial PRIMARY KEY, v text)"); err != nil {
+			return q, err
+		}
+		p.drop = append(p.drop, "TABLE "+t)
+		q[i] = "INSERT INTO " + t + " (v) VALUES ($1)"
+	}
+	return q, nil
+}
+
 // pgxNextval compares SELECT nextval through pgxseq, answered in process,
 // with the database's own through pgx.
 func pgxNextval(ctx context.Context, p *pgxPair, budget time.Duration) (row, error) {
@@ -107,23 +123,9 @@ func pgxNextval(ctx context.Context, p *pgxPair, budget time.Duration) (row, err
 // default: through pgxseq (the table made through it: the store's
 // sequence, written into the INSERT) and natively.
 func pgxInsertDefault(ctx context.Context, p *pgxPair, budget time.Duration) (row, error) {
-	var q [2]string
-	for i, exec := range []func(context.Context, string, ...any) error{
-		func(ctx context.Context, sql string, args ...any) error {
-			_, err := p.shim.Exec(ctx, sql, args...)
-			return err
-		},
-		func(ctx context.Context, sql string, args ...any) error {
-			_, err := p.native.Exec(ctx, sql, args...)
-			return err
-		},
-	} {
-		t := fmt.Sprintf("%s_d%d", p.prefix, i)
-		if err := exec(ctx, "CREATE TABLE "+t+" (id bigserial PRIMARY KEY, v text)"); err != nil {
-			return row{}, err
-		}
-		p.drop = append(p.drop, "TABLE "+t)
-		q[i] = "INSERT INTO " + t + " (v) VALUES ($1)"
+	q, err := p.bigserialTables(ctx, "d")
+	if err != nil {
+		return row{}, err
 	}
 	return compare(ctx, row{Name: "pgx: INSERT … (v) VALUES ($1), id bigserial", Subject: "pgxseq", Baseline: "PostgreSQL via pgx",
 		Note: "Conn.Exec on both sides, on the same session: the id from the store through pgxseq, written into the INSERT as a bound value; from the database's sequence natively"}, budget,
@@ -139,23 +141,9 @@ const batchSize = 10
 // drawn and the batch sent in one round trip; natively, the database
 // drawing each.
 func pgxBatch(ctx context.Context, p *pgxPair, budget time.Duration) (row, error) {
-	var q [2]string
-	for i, exec := range []func(context.Context, string, ...any) error{
-		func(ctx context.Context, sql string, args ...any) error {
-			_, err := p.shim.Exec(ctx, sql, args...)
-			return err
-		},
-		func(ctx context.Context, sql string, args ...any) error {
-			_, err := p.native.Exec(ctx, sql, args...)
-			return err
-		},
-	} {
-		t := fmt.Sprintf("%s_b%d", p.prefix, i)
-		if err := exec(ctx, "CREATE TABLE "+t+" (id bigserial PRIMARY KEY, v text)"); err != nil {
-			return row{}, err
-		}
-		p.drop = append(p.drop, "TABLE "+t)
-		q[i] = "INSERT INTO " + t + " (v) VALUES ($1)"
+	q, err := p.bigserialTables(ctx, "b")
+	if err != nil {
+		return row{}, err
 	}
 	batch := func(send func(context.Context, *pgx.Batch) pgx.BatchResults, sql string) func() error {
 		return func() error {
