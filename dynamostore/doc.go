@@ -59,9 +59,11 @@
 //	members  M     the databases that declared the sequence
 //	               (sequence.Spec.Members): each key a database
 //	               (sequence.Member.DB), its value a string, the JSON
-//	               {"owned_by": ..., "defaults": [...]} of its view, defaults
-//	               as sequence.EncodeDefaults writes them; absent (or empty)
-//	               for none
+//	               {"owned_by": ..., "defaults": [...], "native": {"first":
+//	               ..., "last": ...}} of its view, defaults as
+//	               sequence.EncodeDefaults writes them, native the range
+//	               reserved for the database's native sequence
+//	               (sequence.Member.Native); absent (or empty) for none
 //	tok      S     the token of the latest reservation made with one
 //	               (sequence.Recoverer; removed by a reservation without a
 //	               token and by a release), with its block:

@@ -163,7 +163,7 @@ func FuzzDecode(f *testing.F) {
 		Policy: &sequence.PolicyClauses{Buffer: sequence.Duration(time.Minute), MinBlock: sequence.Int64(10)}}.Create()
 	odd.OwnedBy, odd.DailyLimit = "t.id", 100
 	odd.Defaults = []sequence.ColumnDefault{{Table: "t", Column: "id", Kind: sequence.IdentityAlways}}
-	odd.Members = []sequence.Member{{DB: "7/1/a", OwnedBy: "pg:7/1/a/16384/1", Defaults: odd.Defaults}, {DB: "7/2/b"}}
+	odd.Members = []sequence.Member{{DB: "7/1/a", OwnedBy: "pg:7/1/a/16384/1", Defaults: odd.Defaults}, {DB: "7/2/b", Native: &sequence.NativeRange{First: -100, Last: -199}}}
 	item := newItem("s", "g2", odd, sequence.Position{Last: -7, Called: true})
 	item[attrLastRes], item[attrUDay], item[attrUUsed] = num(1700000000000), num(19000), num(5)
 	item[attrTok], item[attrTokFirst], item[attrTokStep], item[attrTokCount], item[attrTokVer] = str("ab"), num(1), num(1), num(5), num(1)

@@ -21,21 +21,24 @@ import (
 // each other's membership: there is no read-modify-write of the whole list.
 
 // memberView is a member's view as stored under its database in the
-// members map: OWNED BY, and the column defaults as sequence.EncodeDefaults
-// writes them (as the defaults attribute holds a sequence's own).
+// members map: OWNED BY, the column defaults as sequence.EncodeDefaults
+// writes them (as the defaults attribute holds a sequence's own), and the
+// range reserved for the database's native sequence
+// (sequence.Member.Native), if any.
 type memberView struct {
-	OwnedBy  string          `json:"owned_by,omitempty"`
-	Defaults json.RawMessage `json:"defaults,omitempty"`
+	OwnedBy  string                `json:"owned_by,omitempty"`
+	Defaults json.RawMessage       `json:"defaults,omitempty"`
+	Native   *sequence.NativeRange `json:"native,omitempty"`
 }
 
 // viewOf is the value of m in the members map.
 func viewOf(m sequence.Member) types.AttributeValue {
-	v := memberView{OwnedBy: m.OwnedBy}
+	v := memberView{OwnedBy: m.OwnedBy, Native: m.Native}
 	if len(m.Defaults) > 0 {
 		v.Defaults = json.RawMessage(sequence.EncodeDefaults(m.Defaults))
 	}
 	b, err := json.Marshal(v)
-	if err != nil { // strings and EncodeDefaults' JSON only: cannot fail
+	if err != nil { // strings, integers and EncodeDefaults' JSON only: cannot fail
 		panic(err)
 	}
 	return str(string(b))
@@ -70,7 +73,7 @@ func decodeMembers(v types.AttributeValue) (members []sequence.Member, ok bool) 
 		if err := json.Unmarshal([]byte(s.Value), &view); err != nil {
 			return nil, false
 		}
-		m := sequence.Member{DB: db, OwnedBy: view.OwnedBy}
+		m := sequence.Member{DB: db, OwnedBy: view.OwnedBy, Native: view.Native}
 		if len(view.Defaults) > 0 {
 			var err error
 			if m.Defaults, err = sequence.DecodeDefaults(string(view.Defaults)); err != nil {

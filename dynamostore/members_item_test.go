@@ -3,6 +3,7 @@ package dynamostore
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -17,6 +18,7 @@ func TestDecodeMembers(t *testing.T) {
 	written := []sequence.Member{
 		{DB: "sys/1/a", OwnedBy: "shop.items.no", Defaults: defs},
 		{DB: "sys/1/b"},
+		{DB: "sys/1/c", Native: &sequence.NativeRange{First: 100, Last: 199}},
 	}
 	m := func(kv ...any) types.AttributeValue {
 		out := map[string]types.AttributeValue{}
@@ -40,6 +42,9 @@ func TestDecodeMembers(t *testing.T) {
 		}(), want: written},
 		{name: "database order", attr: m("z", str(`{}`), "a", str(`{"owned_by":"x"}`)),
 			want: []sequence.Member{{DB: "a", OwnedBy: "x"}, {DB: "z"}}},
+		{name: "native range", attr: m("a", str(`{"owned_by":"x","native":{"first":-1,"last":-50}}`)),
+			want: []sequence.Member{{DB: "a", OwnedBy: "x", Native: &sequence.NativeRange{First: -1, Last: -50}}}},
+		{name: "bad native", attr: m("a", str(`{"native":"100-199"}`)), malformed: true},
 		{name: "not a map", attr: str("[]"), malformed: true},
 		{name: "view not a string", attr: m("a", num(1)), malformed: true},
 		{name: "view not JSON", attr: m("a", str("owner")), malformed: true},
@@ -64,8 +69,8 @@ func TestDecodeMembers(t *testing.T) {
 				t.Fatalf("decode: %v", err)
 			}
 			got := r.info.Spec.Members
-			if (got == nil) != (tc.want == nil) || fmt.Sprint(got) != fmt.Sprint(tc.want) {
-				t.Errorf("decoded members %+v, want %+v", got, tc.want)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("decoded members %s, want %s", fmtMembers(got), fmtMembers(tc.want))
 			}
 		})
 	}
@@ -79,4 +84,24 @@ func TestDecodeMembers(t *testing.T) {
 	if r, err := decode("s", newItem("s", "gen", spec, spec.Initial())); err != nil || !r.info.Spec.Equal(spec) {
 		t.Errorf("newItem with members decodes to %+v, %v", r.info.Spec.Members, err)
 	}
+}
+
+// fmtMembers writes members for a message, native ranges and all (%+v
+// would write their pointers).
+func fmtMembers(members []sequence.Member) string {
+	if members == nil {
+		return "nil"
+	}
+	out := "["
+	for i, m := range members {
+		if i > 0 {
+			out += " "
+		}
+		out += fmt.Sprintf("{DB:%s OwnedBy:%s Defaults:%v", m.DB, m.OwnedBy, m.Defaults)
+		if m.Native != nil {
+			out += fmt.Sprintf(" Native:%+v", *m.Native)
+		}
+		out += "}"
+	}
+	return out + "]"
 }

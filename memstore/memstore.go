@@ -19,7 +19,7 @@ type Store struct {
 	now func() time.Time // written once by New: the store's clock
 
 	mu   sync.Mutex                // guards seqs, the Infos it points to, and from
-	seqs map[string]*sequence.Info // Spec.Defaults and Spec.Members are the store's own copies, never a caller's
+	seqs map[string]*sequence.Info // Spec.Defaults and Spec.Members (with their defaults and native ranges) are the store's own copies, never a caller's
 	from map[string]string         // per sequence renamed: the name its last Rename took it from
 }
 
@@ -249,7 +249,7 @@ func (s *Store) Attach(ctx context.Context, name string, m sequence.Member, coun
 	if !info.Spec.SameCounter(counter) {
 		return sequence.Info{}, sequence.CounterError(name, info.Spec, info.Spec.Members)
 	}
-	m.Defaults = slices.Clone(m.Defaults)
+	m = cloneMember(m)
 	info.Spec.Members = sequence.WithMember(info.Spec.Members, m)
 	return copyOf(info), nil
 }
@@ -326,16 +326,26 @@ func copyOf(info *sequence.Info) sequence.Info {
 	return out
 }
 
-// cloneMembers copies members down to each member's column defaults; nil
-// for none.
+// cloneMembers copies members down to each member's column defaults and
+// native range; nil for none.
 func cloneMembers(members []sequence.Member) []sequence.Member {
 	if len(members) == 0 {
 		return nil
 	}
 	out := make([]sequence.Member, len(members))
 	for i, m := range members {
-		m.Defaults = slices.Clone(m.Defaults)
-		out[i] = m
+		out[i] = cloneMember(m)
 	}
 	return out
+}
+
+// cloneMember copies m down to its column defaults and native range, so
+// that the store's copy and a caller's share nothing.
+func cloneMember(m sequence.Member) sequence.Member {
+	m.Defaults = slices.Clone(m.Defaults)
+	if m.Native != nil {
+		native := *m.Native
+		m.Native = &native
+	}
+	return m
 }

@@ -161,6 +161,80 @@ func TestDefaultsNotShared(t *testing.T) {
 	}
 }
 
+// TestNativeNotShared checks that the store keeps its own copy of a
+// member's native range: changing the range a caller gave (to Create or
+// Attach) or was given (by Describe, List or Attach) does not change the
+// store's.
+func TestNativeNotShared(t *testing.T) {
+	const db = "sys/16384/a"
+	orig := sequence.NativeRange{First: 100, Last: 199}
+	tests := []struct {
+		name string
+		got  func(t *testing.T, st *Store, in *sequence.NativeRange) *sequence.NativeRange
+	}{
+		{"Create argument", func(t *testing.T, st *Store, in *sequence.NativeRange) *sequence.NativeRange { return in }},
+		{"Attach argument", func(t *testing.T, st *Store, _ *sequence.NativeRange) *sequence.NativeRange {
+			info, err := st.Describe(t.Context(), "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := orig
+			if _, err := st.Attach(t.Context(), "s", sequence.Member{DB: db, Native: &in}, info.Spec); err != nil {
+				t.Fatal(err)
+			}
+			return &in
+		}},
+		{"Attach result", func(t *testing.T, st *Store, _ *sequence.NativeRange) *sequence.NativeRange {
+			info, err := st.Describe(t.Context(), "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := orig
+			if info, err = st.Attach(t.Context(), "s", sequence.Member{DB: db, Native: &in}, info.Spec); err != nil {
+				t.Fatal(err)
+			}
+			return info.Spec.Members[0].Native
+		}},
+		{"Describe", func(t *testing.T, st *Store, _ *sequence.NativeRange) *sequence.NativeRange {
+			info, err := st.Describe(t.Context(), "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return info.Spec.Members[0].Native
+		}},
+		{"List", func(t *testing.T, st *Store, _ *sequence.NativeRange) *sequence.NativeRange {
+			infos, err := st.List(t.Context())
+			if err != nil || len(infos) != 1 {
+				t.Fatalf("List: %v, %v", infos, err)
+			}
+			return infos[0].Spec.Members[0].Native
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := New()
+			in := orig
+			spec := sequence.DefaultSpec()
+			spec.Members = []sequence.Member{{DB: db, Native: &in}}
+			if err := st.Create(t.Context(), "s", spec, spec.Initial()); err != nil {
+				t.Fatal(err)
+			}
+			got := tc.got(t, st, &in)
+			if got == nil || *got != orig {
+				t.Fatalf("native range %v, want %+v", got, orig)
+			}
+			got.First, got.Last = 1, 2
+			info, err := st.Describe(t.Context(), "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := info.Spec.Members[0].Native; n == nil || *n != orig {
+				t.Errorf("after the caller changed its range: stored native range %v, want %+v", n, orig)
+			}
+		})
+	}
+}
+
 // TestContractBudget runs the daily-limit contract on one store with a fake
 // clock, shared by every handle as one process's store is.
 func TestContractBudget(t *testing.T) {

@@ -37,6 +37,21 @@ type Member struct {
 	// Defaults are that database's columns whose default draws from the
 	// sequence, as [Spec.Defaults].
 	Defaults []ColumnDefault `json:"defaults,omitempty"`
+	// Native is the range the store reserved for this database's native
+	// sequence (see [NativeRange]); nil when the database draws from the
+	// store.
+	Native *NativeRange `json:"native,omitempty"`
+}
+
+// NativeRange is a range of a counter's values, First to Last in the
+// counter's direction, that the store reserved for a member database's own
+// native sequence when that database went back to native sequences
+// (seqctl export of one database of a shared counter): the store never
+// hands them out again, and the database's native sequence hands out only
+// them.
+type NativeRange struct {
+	First int64 `json:"first"`
+	Last  int64 `json:"last"`
 }
 
 // DatabaseID is the identity of a PostgreSQL database in [Member.DB]: the
@@ -103,11 +118,18 @@ func validateMembers(members []Member) error {
 }
 
 // sameMembers reports whether a and b are the same members with the same
-// views; nil and empty are the same.
+// views and native ranges; nil and empty are the same.
 func sameMembers(a, b []Member) bool {
 	return slices.EqualFunc(a, b, func(x, y Member) bool {
-		return x.DB == y.DB && x.OwnedBy == y.OwnedBy && slices.Equal(x.Defaults, y.Defaults)
+		return x.DB == y.DB && x.OwnedBy == y.OwnedBy && slices.Equal(x.Defaults, y.Defaults) &&
+			sameNative(x.Native, y.Native)
 	})
+}
+
+// sameNative reports whether a and b are the same native range: both nil,
+// or both the same First and Last.
+func sameNative(a, b *NativeRange) bool {
+	return a == b || a != nil && b != nil && *a == *b
 }
 
 // SameCounter reports whether o counts as s does: the same type,

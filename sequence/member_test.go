@@ -2,6 +2,7 @@ package sequence
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -56,6 +57,10 @@ func TestSpecEqualMembers(t *testing.T) {
 		{"other database", with(Member{DB: "a"}), with(Member{DB: "b"}), false},
 		{"other owner", with(Member{DB: "a", OwnedBy: "x"}), with(Member{DB: "a"}), false},
 		{"other defaults", with(Member{DB: "a", Defaults: defs}), with(Member{DB: "a"}), false},
+		{"same native", with(Member{DB: "a", Native: &NativeRange{First: 100, Last: 199}}), with(Member{DB: "a", Native: &NativeRange{First: 100, Last: 199}}), true},
+		{"native and none", with(Member{DB: "a", Native: &NativeRange{First: 100, Last: 199}}), with(Member{DB: "a"}), false},
+		{"other native first", with(Member{DB: "a", Native: &NativeRange{First: 100, Last: 199}}), with(Member{DB: "a", Native: &NativeRange{First: 101, Last: 199}}), false},
+		{"other native last", with(Member{DB: "a", Native: &NativeRange{First: 100, Last: 199}}), with(Member{DB: "a", Native: &NativeRange{First: 100, Last: 198}}), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,5 +71,33 @@ func TestSpecEqualMembers(t *testing.T) {
 				t.Errorf("Equal (swapped) = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestEncodeMembersNative checks that a member's native range survives
+// EncodeMembers and DecodeMembers, and that a member without one stays
+// without one.
+func TestEncodeMembersNative(t *testing.T) {
+	members := []Member{
+		{DB: "sys/1/a", OwnedBy: "t.id", Native: &NativeRange{First: 100, Last: 199}},
+		{DB: "sys/2/b", Native: &NativeRange{First: -1, Last: -50}},
+		{DB: "sys/3/c"},
+	}
+	text := EncodeMembers(members)
+	got, err := DecodeMembers(text)
+	if err != nil {
+		t.Fatalf("DecodeMembers(%s): %v", text, err)
+	}
+	if !sameMembers(got, members) {
+		t.Errorf("DecodeMembers(EncodeMembers(%+v)) = %+v", members, got)
+	}
+	if got[2].Native != nil {
+		t.Errorf("a member without a native range decodes with %+v", *got[2].Native)
+	}
+	if want := `"native":{"first":100,"last":199}`; !strings.Contains(text, want) {
+		t.Errorf("EncodeMembers = %s, want it to contain %s", text, want)
+	}
+	if strings.Count(text, `"native"`) != 2 {
+		t.Errorf("EncodeMembers = %s: want native written only for the members that have one", text)
 	}
 }

@@ -68,7 +68,7 @@ func FuzzScanInfo(f *testing.F) {
 		Policy: &sequence.PolicyClauses{Buffer: sequence.Duration(time.Minute), Revalidate: sequence.Duration(time.Second)}}.Create()
 	odd.OwnedBy, odd.DailyLimit = "t.id", 100
 	odd.Defaults = []sequence.ColumnDefault{{Table: "t", Column: "id", Kind: sequence.IdentityAlways}}
-	odd.Members = []sequence.Member{{DB: "7/1/a", OwnedBy: "pg:7/1/a/16384/1", Defaults: odd.Defaults}, {DB: "7/2/b"}}
+	odd.Members = []sequence.Member{{DB: "7/1/a", OwnedBy: "pg:7/1/a/16384/1", Defaults: odd.Defaults}, {DB: "7/2/b", Native: &sequence.NativeRange{First: -100, Last: -199}}}
 	info := sequence.Info{Name: "app.s", Spec: odd, Position: sequence.Position{Last: -7, Called: true}, Version: 9, Reservations: 3,
 		ValuesReserved: 30, LastReserved: time.Unix(0, 1700000000000000001), DayUsage: sequence.Usage{Day: 19000, Used: 5}}
 	add(info, -1)

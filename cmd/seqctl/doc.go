@@ -60,4 +60,25 @@
 //	# measure the store under real load while the database still answers),
 //	# then:
 //	seqctl watch
+//	seqctl verify --from postgres://...             # exit 0: nothing stepped into the store's range
+//
+// And the way back, the same steps in reverse:
+//
+//	seqctl export --from postgres://... --dry-run   # check the plan
+//	seqctl export --from postgres://...             # native sequences past the store's
+//	                                                # high-water mark, the store fenced
+//	# switch services back to pgx, then:
+//	seqctl verify --from postgres://...
+//
+// export moves each native sequence past the store's reserved position (values
+// in every process's cache included) plus --margin, gives the database back
+// the column defaults the store recorded, and lowers the store counter's
+// MAXVALUE just below the native range, so a process not switched back fails
+// with 2200H instead of colliding. A counter other databases share is not
+// fenced: export reserves a block of it (--range) for this database's native
+// sequence and records it with the database's membership. verify reports,
+// for every column the store serves or served, the largest id and the
+// store's position, and exits 7 when a row's id lies beyond what the store
+// reserved (a writer that bypassed seqshim) or a native sequence can hand
+// out values inside the store's range.
 package main

@@ -25,6 +25,7 @@ const (
 	exitExists   = 4
 	exitLimit    = 5
 	// exitCheck (6, check.go): check found a counter failing a threshold.
+	// exitVerify (7, verify.go): verify flagged ids or sequences.
 )
 
 // envStore names the environment variable giving the default store URL, the
@@ -49,12 +50,15 @@ func code(err error) int {
 	var (
 		ue *usageError
 		cf *checkFailed
+		vf *verifyFailed
 	)
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &cf):
 		return exitCheck
+	case errors.As(err, &vf):
+		return exitVerify
 	case errors.As(err, &ue), errors.Is(err, sequence.ErrInvalid):
 		return exitUsage
 	case errors.Is(err, sequence.ErrNotFound):
@@ -86,6 +90,8 @@ var commands = []command{
 	{"next", "take values from a counter (nextval)", (*app).cmdNext},
 	{"import", "create counters from the sequences of a live PostgreSQL, past their values", (*app).cmdImport},
 	{"fence", "bound the native PostgreSQL sequences below the store's range", (*app).cmdFence},
+	{"export", "the way back: native sequences past the store's range, column defaults back, the store fenced", (*app).cmdExport},
+	{"verify", "check a live database for ids or sequences that step into the store's range (exit 7)", (*app).cmdVerify},
 	{"watch", "live view of rates, burn per day and time to exhaustion", (*app).cmdWatch},
 	{"check", "check runway, burn per day and staleness against thresholds (exit 6 if any fails)", (*app).cmdCheck},
 	{"members", "the databases sharing a counter: prune those gone, detach one (members prune, members detach)", (*app).cmdMembers},
@@ -283,6 +289,7 @@ exit codes:
   5  a counter reached its MAXVALUE (MINVALUE when descending) without CYCLE,
      or its daily limit (next)
   6  a counter fails a threshold of check (--min-runway, --max-burn-per-day, --stale)
+  7  verify found ids or native sequences that step into the store's range
 
 Run 'seqctl COMMAND --help' for a command's flags.
 `)

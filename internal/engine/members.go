@@ -126,6 +126,14 @@ func (s *Session[A]) viewMember(ownedBy string, defaults []sequence.ColumnDefaul
 	return sequence.Member{DB: s.dbID, OwnedBy: ownedBy, Defaults: defaults}
 }
 
+// nativeRange is the range the store reserved for database db's native
+// sequence (seqctl export of a shared counter), kept when a DDL statement
+// replaces the database's view.
+func nativeRange(spec sequence.Spec, db string) *sequence.NativeRange {
+	m, _ := spec.Member(db)
+	return m.Native
+}
+
 // undeclare removes this session's database from sequence name: dropped
 // reports that it was the last, and the counter went with it.
 func (s *Session[A]) undeclare(ctx context.Context, name string) (dropped bool, err error) {
@@ -152,6 +160,7 @@ func (s *Session[A]) setView(ctx context.Context, name string, ownedBy *string, 
 			return notHere(name)
 		}
 		m := s.viewMember(info.Spec.OwnedBy, info.Spec.Defaults)
+		m.Native = nativeRange(info.Spec, s.dbID)
 		if ownedBy != nil {
 			m.OwnedBy = *ownedBy
 		}

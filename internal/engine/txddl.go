@@ -708,7 +708,9 @@ func (s *Session[A]) apply(ctx context.Context, h *held) ([]undoFn, error) {
 			if !dropped {
 				// The counter lives on: this database's view comes back.
 				view, _ := before.Spec.View(s.dbID)
-				_, err := s.eng.store.Attach(ctx, origin, s.viewMember(view.OwnedBy, view.Defaults), before.Spec)
+				m := s.viewMember(view.OwnedBy, view.Defaults)
+				m.Native = nativeRange(before.Spec, s.dbID)
+				_, err := s.eng.store.Attach(ctx, origin, m, before.Spec)
 				return err
 			}
 			// Back where it was, so nothing handed out comes again.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -35,18 +36,34 @@ func members(names ...string) []sequence.Member {
 }
 
 // sameMembersAs reports whether got is want: nil (none) only if want is
-// empty, each member with its database and view.
+// empty, each member with its database, view and native range.
 func sameMembersAs(got, want []sequence.Member) bool {
 	return (got == nil) == (len(want) == 0) && slices.EqualFunc(got, want, func(a, b sequence.Member) bool {
-		return a.DB == b.DB && a.OwnedBy == b.OwnedBy && slices.Equal(a.Defaults, b.Defaults)
+		return a.DB == b.DB && a.OwnedBy == b.OwnedBy && slices.Equal(a.Defaults, b.Defaults) && sameNative(a.Native, b.Native)
 	})
 }
 
+// sameNative reports whether a and b are the same native range: both nil,
+// or both with the same First and Last.
+func sameNative(a, b *sequence.NativeRange) bool {
+	return a == b || a != nil && b != nil && *a == *b
+}
+
+// fmtMembers writes members for a message, native ranges by value (%+v
+// would write their pointers).
 func fmtMembers(ms []sequence.Member) string {
 	if ms == nil {
 		return "nil"
 	}
-	return fmt.Sprintf("%+v", ms)
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		native := "nil"
+		if m.Native != nil {
+			native = fmt.Sprintf("%+v", *m.Native)
+		}
+		parts[i] = fmt.Sprintf("{DB:%s OwnedBy:%s Defaults:%+v Native:%s}", m.DB, m.OwnedBy, m.Defaults, native)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
 }
 
 // checkMembers checks the members of name in Describe and List.
@@ -153,9 +170,10 @@ func checkGone(t *testing.T, st sequence.Store, step, name string) {
 
 // testMembers checks the databases of a sequence ([sequence.Memberships]):
 // written by Create, returned by Describe, List and Attach; Attach adds or
-// replaces one database's view, only for the same counter, never moving
-// the position; Detach removes one and drops the sequence with its last
-// (or when it has none); every other operation keeps them.
+// replaces one database's view (its native range too), only for the same
+// counter, never moving the position; Detach removes one and drops the
+// sequence with its last (or when it has none); every other operation
+// keeps them.
 func testMembers(t *testing.T, st sequence.Store, n namer) {
 	ctx := t.Context()
 
@@ -208,6 +226,33 @@ func testMembers(t *testing.T, st sequence.Store, n namer) {
 		// A view without OWNED BY or defaults is a view too.
 		attach(t, st, m, sequence.Member{DB: db("a")}, m.spec)
 		reserveModel(t, st, m, 1)
+	})
+
+	t.Run("attach_native", func(t *testing.T) {
+		// A database that went back to native sequences (seqctl export of
+		// one database of a shared counter) keeps the range the store
+		// reserved for its native sequence in its view.
+		m := createMembers(t, st, n.name("native"), sequence.Clauses{}, members("a", "b"))
+		reserveModel(t, st, m, 3)
+		native := member("a")
+		native.Native = &sequence.NativeRange{First: 100, Last: 199}
+		attach(t, st, m, native, m.spec)
+		got, ok := describe(t, st, m).Spec.Member(db("a"))
+		if !ok || got.Native == nil || *got.Native != (sequence.NativeRange{First: 100, Last: 199}) {
+			t.Errorf("after attaching a with a native range: Describe shows a as %s, %v; want native {First:100 Last:199}",
+				fmtMembers([]sequence.Member{got}), ok)
+		}
+		if got, _ := describe(t, st, m).Spec.Member(db("b")); got.Native != nil {
+			t.Errorf("b has the native range %+v of a", *got.Native)
+		}
+		// Attaching again without one replaces the view: the range goes.
+		attach(t, st, m, member("a"), m.spec)
+		if got, ok := describe(t, st, m).Spec.Member(db("a")); !ok || got.Native != nil {
+			t.Errorf("after attaching a again without a native range: Describe shows a as %s, %v; want no native range",
+				fmtMembers([]sequence.Member{got}), ok)
+		}
+		checkMembers(t, st, "Attach without a native range", m.name, members("a", "b"))
+		reserveModel(t, st, m, 3)
 	})
 
 	t.Run("attach_legacy", func(t *testing.T) {
@@ -309,8 +354,10 @@ func testMembers(t *testing.T, st sequence.Store, n namer) {
 	})
 
 	t.Run("kept", func(t *testing.T) {
-		m := createMembers(t, st, n.name("kept"), sequence.Clauses{}, members("a", "b"))
+		// b went back to native sequences: its range is kept as its view is.
 		want := members("a", "b")
+		want[1].Native = &sequence.NativeRange{First: 1000, Last: 1999}
+		m := createMembers(t, st, n.name("kept"), sequence.Clauses{}, want)
 		reserveModel(t, st, m, 10)
 		checkMembers(t, st, "Reserve", m.name, want)
 		if r, ok := st.(sequence.Releaser); ok {
