@@ -124,7 +124,35 @@ func (h *Handle) Next(ctx context.Context) (int64, error) {
 		}
 		return b.Value(i), nil
 	}
-	return h.slow(ctx)
+	v, err := h.slow(ctx, 1)
+	return v.First, err
+}
+
+// maxTake bounds what one Take asks for, so that adding it to a block's
+// index never overflows.
+const maxTake = 1 << 40
+
+// Take returns a block of at most n consecutive values of the sequence, the
+// values Next would return next, in order: the rest of the active block when
+// fewer than n are left in it. It waits as Next does when the cache is
+// empty. The sequence service hands such blocks to its clients, so that its
+// cache sizes its reservations to the values its clients take, as a
+// process's cache does to its statements'. n below 1 is 1.
+func (h *Handle) Take(ctx context.Context, n int64) (sequence.Block, error) {
+	n = min(max(n, 1), maxTake)
+	b := h.active.Load()
+	if i := b.next.Add(n) - n; i < b.Count {
+		if i+n > b.trigger.Load() && !h.refilling.Load() {
+			h.kick()
+		}
+		return b.take(i, n), nil
+	}
+	return h.slow(ctx, n)
+}
+
+// take is the values of b from index i, at most n.
+func (b *block) take(i, n int64) sequence.Block {
+	return sequence.Block{First: b.Value(i), Step: b.Step, Count: min(n, b.Count-i), Policy: b.Policy, Gen: b.Gen}
 }
 
 // kick starts a refill from the hot path.
@@ -134,8 +162,8 @@ func (h *Handle) kick() {
 	h.mu.Unlock()
 }
 
-// slow is Next when the active block is used up.
-func (h *Handle) slow(ctx context.Context) (_ int64, err error) {
+// slow is Next and Take (of n values) when the active block is used up.
+func (h *Handle) slow(ctx context.Context, n int64) (_ sequence.Block, err error) {
 	var (
 		timer     *time.Timer
 		timeout   <-chan time.Time
@@ -155,14 +183,14 @@ func (h *Handle) slow(ctx context.Context) (_ int64, err error) {
 		h.mu.Lock()
 		if h.closed {
 			h.mu.Unlock()
-			return 0, ErrClosed
+			return sequence.Block{}, ErrClosed
 		}
 		b := h.active.Load()
-		if i := b.next.Add(1) - 1; i < b.Count {
+		if i := b.next.Add(n) - n; i < b.Count {
 			// Another caller switched blocks while we waited for the lock.
-			h.startRefillIfDueLocked(b, i)
+			h.startRefillIfDueLocked(b, i+n-1)
 			h.mu.Unlock()
-			return b.Value(i), nil
+			return b.take(i, n), nil
 		}
 		h.noteUsedUpLocked(b, time.Now())
 		if len(h.standby) > 0 {
@@ -173,7 +201,7 @@ func (h *Handle) slow(ctx context.Context) (_ int64, err error) {
 		if waiting && h.outcomes > sinceErr && h.lastErr != nil && !transient(h.lastErr) {
 			err := h.lastErr
 			h.mu.Unlock()
-			return 0, err
+			return sequence.Block{}, err
 		}
 		if !waiting {
 			waiting = true
@@ -193,7 +221,7 @@ func (h *Handle) slow(ctx context.Context) (_ int64, err error) {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return 0, fmt.Errorf("seqcache: waiting for a block of %q: %w", h.name, ctx.Err())
+			return sequence.Block{}, fmt.Errorf("seqcache: waiting for a block of %q: %w", h.name, ctx.Err())
 		case <-timeout:
 			h.mu.Lock()
 			last := h.lastErr
@@ -201,7 +229,7 @@ func (h *Handle) slow(ctx context.Context) (_ int64, err error) {
 			if last == nil {
 				last = errors.New("store did not answer")
 			}
-			return 0, fmt.Errorf("seqcache: no value for %q within %v: %w: %w", h.name, h.c.opts.MaxWait, ErrUnavailable, last)
+			return sequence.Block{}, fmt.Errorf("seqcache: no value for %q within %v: %w: %w", h.name, h.c.opts.MaxWait, ErrUnavailable, last)
 		}
 	}
 }

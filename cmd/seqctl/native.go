@@ -15,8 +15,12 @@ import (
 	"github.com/seqshim/seqshim/sequence"
 )
 
-// codeInsufficientPrivilege is PostgreSQL's SQLSTATE for a missing grant.
-const codeInsufficientPrivilege = "42501"
+// codeInsufficientPrivilege is PostgreSQL's SQLSTATE for a missing grant,
+// codeUndefinedTable for a relation that does not exist.
+const (
+	codeInsufficientPrivilege = "42501"
+	codeUndefinedTable        = "42P01"
+)
 
 // nativeSeq is a sequence of a live PostgreSQL database.
 type nativeSeq struct {
@@ -139,12 +143,18 @@ func readNative(ctx context.Context, conn *pgx.Conn, f seqFilter) ([]nativeSeq, 
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read pg_sequences: %w", err)
 	}
-	for i := range seqs {
-		if seqs[i].Pos, err = readPosition(ctx, conn, seqs[i]); err != nil {
+	kept := seqs[:0]
+	for _, n := range seqs {
+		var pe *pgconn.PgError
+		switch n.Pos, err = readPosition(ctx, conn, n); {
+		case errors.As(err, &pe) && pe.Code == codeUndefinedTable:
+			continue // dropped since it was listed: a live database
+		case err != nil:
 			return nil, err
 		}
+		kept = append(kept, n)
 	}
-	return seqs, nil
+	return kept, nil
 }
 
 // readPosition reads a sequence's last_value and is_called. The last value is

@@ -5,6 +5,7 @@ package main
 import (
 	_ "github.com/seqshim/seqshim/dynamostore"     // dynamodb://
 	_ "github.com/seqshim/seqshim/memstore"        // memory:
+	_ "github.com/seqshim/seqshim/seqdstore"       // seqd://, seqd+http://
 	_ "github.com/seqshim/seqshim/sqlstore"        // postgres://, postgresql://
 	_ "github.com/seqshim/seqshim/sqlstore/sqlite" // sqlite:
 )

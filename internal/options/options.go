@@ -59,7 +59,8 @@ type Options struct {
 	// Store set, SEQSHIM_STORE is ignored.
 	Store sequence.Store
 	// StoreURL is the store to open, one of memory:, sqlite:PATH,
-	// postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P. Every
+	// postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P,
+	// seqd://HOST:PORT, seqd+http://HOST:PORT. Every
 	// front end of the process with the same URL shares one store and one
 	// cache. The databases sharing a store share its counters (one id
 	// space); [DatabasePlaceholder] in the URL gives each database a store

@@ -1,7 +1,8 @@
 // Package storeurl opens the seqshim store a URL names, so the driver and
 // seqctl accept the same store URLs, and holds the one description of them:
-// [Forms] lists memory:, sqlite:PATH, postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P
-// (see [Form] for what each opens: memstore, sqlstore/sqlite, sqlstore,
+// [Forms] lists memory:, sqlite:PATH, postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P,
+// seqd://HOST:PORT, seqd+http://HOST:PORT (see [Form] for what each opens: memstore,
+// sqlstore/sqlite, sqlstore,
 // dynamostore). seqctl's help and the driver's parameter table are made from
 // it; the docs that cannot be (Go doc comments, README.md) are kept in step
 // by a test.
@@ -40,6 +41,9 @@ type Form struct {
 // SQLiteImport is the package that links the SQLite store.
 const SQLiteImport = "github.com/seqshim/seqshim/sqlstore/sqlite"
 
+// SeqdImport is the package that links the sequence service's client store.
+const SeqdImport = "github.com/seqshim/seqshim/seqdstore"
+
 // forms is the one list of store URL forms; everything that describes store
 // URLs says what it says.
 var forms = []Form{
@@ -47,6 +51,8 @@ var forms = []Form{
 	{Syntax: "sqlite:PATH", Doc: "a SQLite file (created if missing; its directory must exist)", Import: SQLiteImport},
 	{Syntax: "postgres://…", Doc: "a table in a PostgreSQL database (table=NAME to choose it)"},
 	{Syntax: "dynamodb://TABLE?region=R&endpoint=URL&prefix=P", Doc: "a DynamoDB table; what the URL omits comes from the AWS SDK's default chain"},
+	{Syntax: "seqd://HOST:PORT", Doc: "the sequence service (TLS; HOST:PORT,HOST:PORT… for several servers; token from $SEQD_TOKEN)", Import: SeqdImport},
+	{Syntax: "seqd+http://HOST:PORT", Doc: "the sequence service over plain HTTP (loopback, or a network that encrypts itself)", Import: SeqdImport},
 }
 
 // Forms returns the store URL forms Open accepts, in the order help texts
