@@ -150,6 +150,103 @@ func (h *Handle) Take(ctx context.Context, n int64) (sequence.Block, error) {
 	return h.slow(ctx, n)
 }
 
+// Epoch names the handle's cached values: it changes whenever they are
+// dropped (Change, Invalidate). A block taken within one epoch can be given
+// back (Untake) only within it, so that values from before a change
+// (setval, RESTART) are never handed out after it.
+func (h *Handle) Epoch() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.gen
+}
+
+// Untake gives back a block Take returned in epoch — or its tail — when
+// nothing taken after it is still out: the values are handed out again,
+// next, in order. It reports whether it did; otherwise the values stay a
+// gap, as any a caller does not use. The sequence service calls it with the
+// unused tail a client hands back (at its shutdown, before an ALTER), so
+// that the store ends where PostgreSQL would, at the last value used; the
+// caller must know the values are the giver's (the service checks the
+// token of the reservation that handed them out).
+//
+// It gives back b when b ends where the active block's next value starts
+// (the last values taken), or when the active block was given back whole
+// and b comes right before it (merged into one block again) or at the end
+// of the lap before it (a sequence that cycles: b is handed out first, then
+// the active block).
+func (h *Handle) Untake(b sequence.Block, epoch uint64) bool {
+	if b.Count < 1 {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	a := h.active.Load()
+	if epoch != h.gen || h.closed || a.Count == 0 || a.Step != b.Step || b.Gen != 0 && a.Gen != b.Gen {
+		return false
+	}
+	if a.Contains(b.First) {
+		// The tail of what was taken from the active block (or, for a
+		// sequence that cycles, the same values of another lap: then the
+		// cursor is elsewhere, and b may still come before the block).
+		i := (b.First - a.First) / a.Step
+		if end := i + b.Count; end < a.Count && a.next.CompareAndSwap(end, i) {
+			return true
+		} else if end == a.Count {
+			// The block's last values: the cursor may have overshot its end
+			// (a Take of more than was left), nothing was taken past it.
+			for {
+				j := a.next.Load()
+				if j < a.Count {
+					break
+				}
+				if a.next.CompareAndSwap(j, i) {
+					return true
+				}
+			}
+		}
+	}
+	last := b.Last()
+	up := b.Step > 0
+	adjacent := up && last < a.First && a.First-last == b.Step || !up && last > a.First && last-a.First == -b.Step
+	// Within one epoch a block that came after b yet does not start past it
+	// came after a wrap (a sequence that cycles).
+	wrapped := up && a.First <= b.First || !up && a.First >= b.First
+	if !adjacent && !wrapped {
+		return false
+	}
+	// Claim the old block first: a Take racing with us then finds it used
+	// up and waits for the lock, instead of taking its values twice.
+	if !a.next.CompareAndSwap(0, a.Count) {
+		return false
+	}
+	h.retired -= b.Count // counted when its block was retired: to be served again
+	nb := &block{Block: a.Block, activated: a.activated}
+	if adjacent {
+		nb.First, nb.Count = b.First, a.Count+b.Count
+	} else {
+		nb.First, nb.Count = b.First, b.Count
+		h.standby = append([]sequence.Block{a.Block}, h.standby...)
+		h.standbyN += a.Count
+	}
+	h.setTriggerLocked(nb)
+	h.active.Store(nb)
+	return true
+}
+
+// Unserved returns the values the handle holds that no caller took yet: the
+// rest of the active block, then the standby blocks, in the order they will
+// be handed out.
+func (h *Handle) Unserved() []sequence.Block {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	a := h.active.Load()
+	var out []sequence.Block
+	if i := a.next.Load(); i < a.Count {
+		out = append(out, a.Block.Tail(i))
+	}
+	return append(out, h.standby...)
+}
+
 // take is the values of b from index i, at most n.
 func (b *block) take(i, n int64) sequence.Block {
 	return sequence.Block{First: b.Value(i), Step: b.Step, Count: min(n, b.Count-i), Policy: b.Policy, Gen: b.Gen}

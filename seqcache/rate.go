@@ -43,7 +43,7 @@ func (h *Handle) rateLocked(now time.Time) float64 {
 	// says nothing of the rate, and dividing by its own duration would size
 	// the next blocks for millions of values a second.
 	elapsed := max(now.Sub(oldest.at), h.c.opts.Sample).Seconds()
-	return float64(h.servedLocked()-oldest.served) / elapsed
+	return max(float64(h.servedLocked()-oldest.served), 0) / elapsed // Untake may step back
 }
 
 // addSampleLocked records s in the ring, overwriting the oldest sample once

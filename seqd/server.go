@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -193,18 +194,21 @@ func (s *Server) Close() error {
 func (s *Server) Stats() []seqcache.Stats { return s.cache.AllStats() }
 
 // reserve takes a block of at most n values for client c.
-func (s *Server) reserve(ctx context.Context, c *client, name string, n int64, tok sequence.Token) (sequence.Block, error) {
+func (s *Server) reserve(ctx context.Context, c *client, name string, n int64, tok sequence.Token, after *int64) (sequence.Block, uint64, error) {
 	if s.cfg.MaxCount > 0 && n > s.cfg.MaxCount {
 		n = s.cfg.MaxCount
 	}
 	n, err := c.admit(name, n)
 	if err != nil {
-		return sequence.Block{}, err
+		return sequence.Block{}, 0, err
 	}
-	var b sequence.Block
+	var (
+		b     sequence.Block
+		epoch uint64
+	)
 	switch rec, ok := s.cfg.Store.(sequence.Recoverer); {
 	case !s.cfg.NoCache:
-		b, err = s.cache.Handle(name).Take(ctx, n)
+		b, epoch, err = s.take(ctx, name, n, tok, after)
 	case ok && !tok.IsZero():
 		b, err = rec.ReserveToken(ctx, name, n, tok)
 	default:
@@ -212,11 +216,83 @@ func (s *Server) reserve(ctx context.Context, c *client, name string, n int64, t
 	}
 	if err != nil {
 		s.m.storeError(ctx, c.name, name)
-		return b, err
+		return b, 0, err
 	}
 	s.m.served(ctx, c.name, name, b.Count)
 	s.status.served(c.name, name, b.Count)
-	return b, nil
+	return b, epoch, nil
+}
+
+// take takes at most n values from the server's cache, past after when
+// given. Values at or before it — the client had higher ones from another
+// server, or the cache holds values given back — go back into the cache for
+// other clients, and this client's block comes from the store directly,
+// whose blocks come after everything handed out (epoch 0 says so); a
+// sequence that cycles is served from the cache as it is. epoch is the
+// cache's epoch the block was taken in (see seqcache.Handle.Untake), 0 for
+// a block not from the cache, or if the epoch changed meanwhile.
+func (s *Server) take(ctx context.Context, name string, n int64, tok sequence.Token, after *int64) (sequence.Block, uint64, error) {
+	h := s.cache.Handle(name)
+	epoch := h.Epoch()
+	b, err := h.Take(ctx, n)
+	if err != nil {
+		return b, 0, err
+	}
+	if h.Epoch() != epoch {
+		epoch = 0
+	}
+	if after == nil || b.Step > 0 && b.First > *after || b.Step < 0 && b.First < *after {
+		return b, epoch, nil
+	}
+	if info, err := s.cfg.Store.Describe(ctx, name); err == nil && info.Spec.Cycle {
+		return b, epoch, nil
+	}
+	// Back into the cache for other clients; if another took a value after
+	// it meanwhile, the block stays a gap.
+	h.Untake(b, epoch)
+	if rec, ok := s.cfg.Store.(sequence.Recoverer); ok && !tok.IsZero() {
+		b, err = rec.ReserveToken(ctx, name, n, tok)
+	} else {
+		b, err = s.cfg.Store.Reserve(ctx, name, n)
+	}
+	return b, 0, err
+}
+
+// describe reads a counter with the position a client reads before ALTER,
+// setval or seqctl export: the last value the server handed out, as
+// PostgreSQL's, as if the server's cache had handed its unused values back
+// (which it does before it applies a change). The values the server holds
+// are left where they are: a client's tail given back later still goes
+// back into them. When the store moved meanwhile (a refill landed, another
+// server reserved), the position is the store's.
+func (s *Server) describe(ctx context.Context, name string) (sequence.Info, error) {
+	h := s.cache.Handle(name)
+	var got sequence.Info
+	for range 3 {
+		before := h.Unserved()
+		var err error
+		if got, err = s.cfg.Store.Describe(ctx, name); err != nil {
+			return got, err
+		}
+		if !slices.Equal(before, h.Unserved()) {
+			continue // a refill landed while we read: read again
+		}
+		pos := got.Position
+		for i := len(before) - 1; i >= 0; i-- {
+			b := before[i]
+			if b.Gen != 0 && got.Gen != 0 && b.Gen != got.Gen {
+				break
+			}
+			p, ok := got.Spec.Release(pos, b)
+			if !ok {
+				break
+			}
+			pos = p
+		}
+		got.Position = pos
+		return got, nil
+	}
+	return got, nil
 }
 
 // genCache answers Gen for every client from one store read per counter
@@ -310,14 +386,14 @@ func (a *api) Reserve(ctx context.Context, req *connect.Request[seqdv1.ReserveRe
 	}
 	var b sequence.Block
 	if m.GetToken() == "" {
-		b, err = a.s.reserve(ctx, c, m.GetName(), m.GetCount(), sequence.Token{})
+		b, _, err = a.s.reserve(ctx, c, m.GetName(), m.GetCount(), sequence.Token{}, m.After)
 	} else {
 		var tok sequence.Token
 		if tok, err = parseToken(m.GetToken()); err != nil {
 			return nil, wire.Error(err)
 		}
-		b, err = a.s.tokens.do(ctx, c.name, tok, m.GetName(), m.GetCount(), func(ctx context.Context) (sequence.Block, error) {
-			return a.s.reserve(ctx, c, m.GetName(), m.GetCount(), tok)
+		b, err = a.s.tokens.do(ctx, c.name, tok, m.GetName(), m.GetCount(), func(ctx context.Context) (sequence.Block, uint64, error) {
+			return a.s.reserve(ctx, c, m.GetName(), m.GetCount(), tok, m.After)
 		})
 	}
 	if err != nil {
@@ -359,16 +435,34 @@ func (a *api) Release(ctx context.Context, req *connect.Request[seqdv1.ReleaseRe
 		return nil, err
 	}
 	defer a.s.m.request(ctx, c.name, "Release")
-	rel, ok := a.s.cfg.Store.(sequence.Releaser)
-	if !a.s.cfg.NoCache || !ok {
-		// With the cache on, a client's unused tail lies below the blocks
-		// the server reserved after it: the store cannot take it back, and
-		// it stays a gap.
-		return connect.NewResponse(&seqdv1.ReleaseResponse{Released: false}), nil
-	}
-	// As it is: the store refuses a tail that is not its latest block's.
+	// As it is: the store, or the server's cache, refuses a tail that is
+	// not its latest block's.
 	u := req.Msg.GetUnused()
 	unused := sequence.Block{First: u.GetFirst(), Step: u.GetStep(), Count: u.GetCount(), Gen: u.GetGen()}
+	rel, ok := a.s.cfg.Store.(sequence.Releaser)
+	if !a.s.cfg.NoCache || !ok {
+		// With the cache on, a client's tail goes back into the server's
+		// cache when no client took a value after it; the server hands
+		// the cache's unused values back to the store at its own shutdown
+		// and before a change (ALTER, setval).
+		done := false
+		if tok, err := parseToken(req.Msg.GetToken()); err == nil && !a.s.cfg.NoCache {
+			h := a.s.cache.Handle(req.Msg.GetName())
+			done = a.s.tokens.giveBack(c.name, tok, req.Msg.GetName(), unused, func(b sequence.Block, epoch uint64) bool {
+				if epoch != 0 {
+					return h.Untake(b, epoch)
+				}
+				// A block the store handed out directly: the store takes
+				// its tail back if nobody reserved after it.
+				if !ok {
+					return false
+				}
+				done, err := rel.Release(ctx, req.Msg.GetName(), b)
+				return err == nil && done
+			})
+		}
+		return connect.NewResponse(&seqdv1.ReleaseResponse{Released: done}), nil
+	}
 	done, err := rel.Release(ctx, req.Msg.GetName(), unused)
 	if err != nil {
 		return nil, wire.Error(err)
@@ -493,7 +587,12 @@ func (a *api) Describe(ctx context.Context, req *connect.Request[seqdv1.Describe
 		return nil, err
 	}
 	defer a.s.m.request(ctx, c.name, "Describe")
-	info, err := a.s.cfg.Store.Describe(ctx, m.GetName())
+	var info sequence.Info
+	if a.s.cfg.NoCache {
+		info, err = a.s.cfg.Store.Describe(ctx, m.GetName())
+	} else {
+		info, err = a.s.describe(ctx, m.GetName())
+	}
 	if err != nil {
 		return nil, wire.Error(err)
 	}

@@ -270,13 +270,22 @@ func TestIdempotentReserve(t *testing.T) {
 			if err != nil || b2.GetFirst() != b1.GetFirst() || b2.GetCount() != b1.GetCount() {
 				t.Fatalf("the retry got %v, %v; want the same block %v", b2, err, b1)
 			}
-			b3, err := reserve("s", sequence.NewToken().String(), 10)
-			if err != nil || b3.GetFirst() == b1.GetFirst() {
-				t.Fatalf("a new token got %v, %v", b3, err)
-			}
 			rec, err := c.Recover(ctx, connect.NewRequest(&seqdv1.RecoverRequest{Name: "s", Token: tok}))
 			if err != nil || !rec.Msg.GetFound() || rec.Msg.GetBlock().GetFirst() != b1.GetFirst() {
 				t.Fatalf("Recover of the first token: %v, %v", rec, err)
+			}
+			tok3 := sequence.NewToken().String()
+			b3, err := reserve("s", tok3, 10)
+			if err != nil || b3.GetFirst() == b1.GetFirst() {
+				t.Fatalf("a new token got %v, %v", b3, err)
+			}
+			// Only the latest reservation is recovered: an older block
+			// adopted after a newer one would take values backwards.
+			if rec, err := c.Recover(ctx, connect.NewRequest(&seqdv1.RecoverRequest{Name: "s", Token: tok})); err != nil || rec.Msg.GetFound() {
+				t.Errorf("Recover of the first token after another reservation: %v, %v; want not found", rec, err)
+			}
+			if rec, err := c.Recover(ctx, connect.NewRequest(&seqdv1.RecoverRequest{Name: "s", Token: tok3})); err != nil || !rec.Msg.GetFound() || rec.Msg.GetBlock().GetFirst() != b3.GetFirst() {
+				t.Errorf("Recover of the latest token: %v, %v", rec, err)
 			}
 			if _, err := reserve("t", tok, 10); connect.CodeOf(err) != connect.CodeInvalidArgument {
 				t.Errorf("the token reused for another sequence: %v, want InvalidArgument", err)

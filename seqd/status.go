@@ -1,6 +1,7 @@
 package seqd
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -54,10 +55,11 @@ type clientUse struct {
 }
 
 type sample struct {
-	At           int64 `json:"t"` // Unix milliseconds
-	Served       int64 `json:"served"`
-	Depth        int64 `json:"depth"`
-	Reservations int64 `json:"reservations"`
+	At           int64   `json:"t"` // Unix milliseconds
+	Served       int64   `json:"served"`
+	Depth        int64   `json:"depth"`
+	Reservations int64   `json:"reservations"`
+	Rate         float64 `json:"rate"` // values a second, over the cache's window, as then
 }
 
 func newStatusLog(s *Server, now func() time.Time) *statusLog {
@@ -113,7 +115,7 @@ func (l *statusLog) sample(ctx context.Context) {
 	l.mu.Lock()
 	for _, st := range stats {
 		c := l.counterLocked(st.Name)
-		c.history = append(c.history, sample{At: now.UnixMilli(), Served: st.Served, Depth: st.Depth, Reservations: st.Reservations})
+		c.history = append(c.history, sample{At: now.UnixMilli(), Served: st.Served, Depth: st.Depth, Reservations: st.Reservations, Rate: st.Rate})
 		if len(c.history) > historyLen {
 			c.history = c.history[len(c.history)-historyLen:]
 		}
@@ -160,7 +162,7 @@ type counterJSON struct {
 	Reservations  int64       `json:"reservations"`
 	StoreErrors   int64       `json:"store_errors"`
 	Clients       []clientRow `json:"clients"`
-	History       []sample    `json:"history"`
+	History       []sample    `json:"history"` // oldest first; [] before the first sample
 	StoreError    string      `json:"store_error,omitempty"`
 }
 
@@ -185,7 +187,7 @@ func (l *statusLog) snapshot() statusJSON {
 		c := l.counterLocked(st.Name)
 		cj := counterJSON{Name: st.Name, Depth: st.Depth, Rate: st.Rate, BurnPerDay: st.Rate * 86400,
 			Wasted: st.Wasted, Released: st.Released, Served: st.Served, Reservations: st.Reservations,
-			StoreErrors: st.StoreErrors, History: slices.Clone(c.history), StoreError: c.infoError, Clients: []clientRow{}}
+			StoreErrors: st.StoreErrors, History: append([]sample{}, c.history...), StoreError: c.infoError, Clients: []clientRow{}}
 		if n := len(c.history); n > 1 {
 			first, last := c.history[0], c.history[n-1]
 			if mins := float64(last.At-first.At) / 60000; mins > 0 {
@@ -204,18 +206,18 @@ func (l *statusLog) snapshot() statusJSON {
 		for name, u := range c.clients {
 			cj.Clients = append(cj.Clients, clientRow{Name: name, Values: u.Values, Last: u.Last.UnixMilli()})
 		}
-		slices.SortFunc(cj.Clients, func(a, b clientRow) int { return int(b.Values - a.Values) })
+		slices.SortFunc(cj.Clients, func(a, b clientRow) int {
+			return cmp.Or(cmp.Compare(b.Values, a.Values), cmp.Compare(a.Name, b.Name))
+		})
 		out.Counters = append(out.Counters, cj)
 	}
 	for _, c := range l.s.auth.byToken {
 		out.Clients = append(out.Clients, clientSummary{Name: c.name, RateLimited: c.refusedRL.Load()})
 	}
-	slices.SortFunc(out.Clients, func(a, b clientSummary) int {
-		if a.Name < b.Name {
-			return -1
-		}
-		return 1
-	})
+	if o := l.s.auth.open; o != nil {
+		out.Clients = append(out.Clients, clientSummary{Name: o.name, RateLimited: o.refusedRL.Load()})
+	}
+	slices.SortFunc(out.Clients, func(a, b clientSummary) int { return cmp.Compare(a.Name, b.Name) })
 	return out
 }
 

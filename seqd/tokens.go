@@ -37,19 +37,26 @@ type tokenEntry struct {
 	name      string
 	count     int64
 	at        time.Time
-	block     sequence.Block
+	answer    sequence.Block // the block answered, the same for every retry
+	block     sequence.Block // what of it is still out: a tail given back is cut off
+	epoch     uint64         // the server cache's epoch the block was taken in (0: from the store directly, or none)
 	err       error
-	abandoned bool // Recover found no block: the token gets none, ever
+	abandoned bool   // Recover found no block: the token gets none, ever
+	seq       uint64 // order of the client's reservations
 }
 
 type tokenLog struct {
 	ttl time.Duration
 	now func() time.Time
 
-	mu   sync.Mutex
-	m    map[tokenKey]*tokenEntry
-	fifo []tokenRef // in insertion order, for expiry
+	mu     sync.Mutex
+	m      map[tokenKey]*tokenEntry
+	fifo   []tokenRef // in insertion order, for expiry
+	seq    uint64
+	latest map[nameKey]uint64 // the seq of each client's latest reservation of each sequence
 }
+
+type nameKey struct{ client, name string }
 
 type tokenRef struct {
 	k tokenKey
@@ -57,7 +64,7 @@ type tokenRef struct {
 }
 
 func newTokenLog(ttl time.Duration, now func() time.Time) *tokenLog {
-	return &tokenLog{ttl: ttl, now: now, m: map[tokenKey]*tokenEntry{}}
+	return &tokenLog{ttl: ttl, now: now, m: map[tokenKey]*tokenEntry{}, latest: map[nameKey]uint64{}}
 }
 
 func parseToken(s string) (sequence.Token, error) {
@@ -95,7 +102,7 @@ func (l *tokenLog) insertLocked(k tokenKey, e *tokenEntry) {
 // gets its block. A reservation that failed is forgotten, so that its retry
 // tries again.
 func (l *tokenLog) do(ctx context.Context, client string, tok sequence.Token, name string, count int64,
-	reserve func(ctx context.Context) (sequence.Block, error)) (sequence.Block, error) {
+	reserve func(ctx context.Context) (sequence.Block, uint64, error)) (sequence.Block, error) {
 	k := tokenKey{client, tok}
 	l.mu.Lock()
 	if e := l.m[k]; e != nil {
@@ -109,19 +116,22 @@ func (l *tokenLog) do(ctx context.Context, client string, tok sequence.Token, na
 		}
 		select {
 		case <-e.done:
-			return e.block, e.err
+			return e.answer, e.err
 		case <-ctx.Done():
 			return sequence.Block{}, ctx.Err()
 		}
 	}
-	e := &tokenEntry{done: make(chan struct{}), name: name, count: count, at: l.now()}
+	l.seq++
+	e := &tokenEntry{done: make(chan struct{}), name: name, count: count, at: l.now(), seq: l.seq}
+	l.latest[nameKey{client, name}] = l.seq
 	l.insertLocked(k, e)
 	l.mu.Unlock()
 
 	// The reservation runs to its end even if the caller leaves: its retry
 	// is to find the block.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reserveTimeout)
-	e.block, e.err = reserve(rctx)
+	e.block, e.epoch, e.err = reserve(rctx)
+	e.answer = e.block
 	cancel()
 	if e.err != nil {
 		l.mu.Lock()
@@ -131,7 +141,38 @@ func (l *tokenLog) do(ctx context.Context, client string, tok sequence.Token, na
 		l.mu.Unlock()
 	}
 	close(e.done)
-	return e.block, e.err
+	return e.answer, e.err
+}
+
+// giveBack takes back unused, the tail of what the reservation of
+// (client, token) of sequence name handed out and is still out, with
+// untake; it reports whether it did. The token is the proof that the values
+// are the caller's: a client can give back only its own.
+func (l *tokenLog) giveBack(client string, tok sequence.Token, name string, unused sequence.Block,
+	untake func(sequence.Block, uint64) bool) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.m[tokenKey{client, tok}]
+	if e == nil || e.abandoned || e.name != name {
+		return false
+	}
+	select {
+	case <-e.done:
+	default:
+		return false // still being reserved
+	}
+	out := e.block
+	if e.err != nil || unused.Count < 1 || unused.Count > out.Count || unused.Step != out.Step ||
+		!out.Contains(unused.First) || unused.Last() != out.Last() {
+		return false
+	}
+	unused.Gen = out.Gen
+	if !untake(unused, e.epoch) {
+		return false
+	}
+	out.Count -= unused.Count
+	e.block = out
+	return true
 }
 
 // recover returns the block given to (client, token), waiting for a
@@ -159,7 +200,16 @@ func (l *tokenLog) recover(ctx context.Context, client string, tok sequence.Toke
 			return sequence.Block{}, false, ctx.Err()
 		}
 		if e.err == nil {
-			return e.block, true, nil
+			// Only the client's latest reservation of the sequence, as a
+			// store keeps only the latest token: a block older than one
+			// the client got since would take its values backwards.
+			l.mu.Lock()
+			latest := l.latest[nameKey{client, name}] == e.seq
+			l.mu.Unlock()
+			if !latest {
+				return sequence.Block{}, false, nil
+			}
+			return e.answer, true, nil
 		}
 		// It failed and was forgotten: look again, so that the token is
 		// given up (or a retry since is waited for).

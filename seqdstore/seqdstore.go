@@ -47,14 +47,34 @@ func init() {
 // concurrent use; Close releases its connections.
 type Store struct {
 	hosts  []host
-	start  atomic.Uint32 // the host the next call tries first
+	start  atomic.Uint32 // the host calls try first: a random one, then the last that answered
 	url    string        // without the token, for messages
 	client *http.Client
 
 	mu      sync.Mutex
 	sentTo  map[sequence.Token]int // the host a token's reservation went to, for Recover
 	sentLog []sequence.Token
+	got     map[string]*received // by sequence name
 }
+
+// received is what the store knows of the blocks it received for one
+// sequence: the last value (sent as after, so that values keep increasing
+// across servers), and the latest blocks with their tokens (a tail given
+// back carries its reservation's token, the proof it is this client's).
+type received struct {
+	after  *int64
+	blocks []tokenBlock // the latest first… at most keepBlocks
+}
+
+type tokenBlock struct {
+	tok sequence.Token
+	b   sequence.Block
+}
+
+// keepBlocks is how many blocks per sequence the store remembers for
+// Release: a cache releases its active block's tail and its standby blocks
+// (many, for a sequence of a few values that cycles).
+const keepBlocks = 256
 
 type host struct {
 	addr string
@@ -69,8 +89,9 @@ type host struct {
 // seqd:// speaks TLS (the system's roots, or the CA certificates in ca);
 // seqd+http:// plain HTTP, for loopback and networks that encrypt
 // themselves. The bearer token comes from the URL's password, token_file,
-// or $SEQD_TOKEN. Several hosts are tried in turn (starting at a random
-// one, so a fleet spreads over them), moving on when one does not answer.
+// or $SEQD_TOKEN. Of several hosts, a store keeps to one (a random one, so
+// a fleet spreads over them) and moves on to the next when it does not
+// answer.
 // Open does not contact the service.
 func Open(_ context.Context, rawurl string) (*Store, error) {
 	scheme, rest, ok := strings.Cut(rawurl, "://")
@@ -137,7 +158,8 @@ func Open(_ context.Context, rawurl string) (*Store, error) {
 		IdleConnTimeout:     90 * time.Second,
 		TLSHandshakeTimeout: 5 * time.Second,
 	}
-	s := &Store{client: &http.Client{Transport: tr}, url: storeurl.Redact(rawurl), sentTo: map[sequence.Token]int{}}
+	s := &Store{client: &http.Client{Transport: tr}, url: storeurl.Redact(rawurl), sentTo: map[sequence.Token]int{},
+		got: map[string]*received{}}
 	var opts []connect.ClientOption
 	if token != "" {
 		opts = append(opts, connect.WithInterceptors(bearer(token)))
@@ -191,7 +213,7 @@ func unreachable(err error) bool {
 // call runs fn against the hosts in turn from the next one, until one
 // answers; it returns the index of that host.
 func call[T any](ctx context.Context, s *Store, fn func(c seqdv1connect.SequenceServiceClient) (T, error)) (T, int, error) {
-	first := int(s.start.Add(1)) % len(s.hosts)
+	first := int(s.start.Load()) % len(s.hosts)
 	var (
 		out T
 		err error
@@ -200,6 +222,11 @@ func call[T any](ctx context.Context, s *Store, fn func(c seqdv1connect.Sequence
 		h := (first + i) % len(s.hosts)
 		out, err = fn(s.hosts[h].c)
 		if err == nil || !unreachable(err) || ctx.Err() != nil {
+			if i > 0 {
+				// Stay with the host that answered: a client that keeps to
+				// one server gets its blocks in order.
+				s.start.CompareAndSwap(uint32(first), uint32(h))
+			}
 			return out, h, s.err(err)
 		}
 	}
@@ -227,7 +254,7 @@ func (s *Store) Reserve(ctx context.Context, name string, n int64) (sequence.Blo
 // ReserveToken implements sequence.Recoverer: the service remembers the
 // block it gave the token, and a repeat gets the same one.
 func (s *Store) ReserveToken(ctx context.Context, name string, n int64, token sequence.Token) (sequence.Block, error) {
-	req := &seqdv1.ReserveRequest{Name: name, Count: n, Token: token.String()}
+	req := &seqdv1.ReserveRequest{Name: name, Count: n, Token: token.String(), After: s.after(name)}
 	res, h, err := call(ctx, s, func(c seqdv1connect.SequenceServiceClient) (*connect.Response[seqdv1.ReserveResponse], error) {
 		return c.Reserve(ctx, connect.NewRequest(req))
 	})
@@ -245,7 +272,77 @@ func (s *Store) ReserveToken(ctx context.Context, name string, n int64, token se
 	if b.Count > n {
 		return sequence.Block{}, fmt.Errorf("seqd store %s: %d values for a request of %d", s.url, b.Count, n)
 	}
+	s.received(name, token, b)
 	return b, nil
+}
+
+// after is the last value received for name, if any.
+func (s *Store) after(name string) *int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.got[name]; r != nil && r.after != nil {
+		v := *r.after
+		return &v
+	}
+	return nil
+}
+
+func (s *Store) received(name string, tok sequence.Token, b sequence.Block) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.got[name]
+	if r == nil {
+		r = &received{}
+		s.got[name] = r
+	}
+	last := b.Last()
+	r.after = &last
+	r.blocks = append([]tokenBlock{{tok, b}}, r.blocks[:min(len(r.blocks), keepBlocks-1)]...)
+}
+
+// forget drops what the store knows of name's blocks: after a change
+// (setval, RESTART, DROP) the counter may move back.
+func (s *Store) forget(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range names {
+		delete(s.got, n)
+	}
+}
+
+// tokenOf finds the reservation unused is the tail of.
+func (s *Store) tokenOf(name string, unused sequence.Block) (sequence.Token, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.got[name]; r != nil && unused.Count > 0 {
+		for _, tb := range r.blocks {
+			if tb.b.Step == unused.Step && tb.b.Contains(unused.First) && tb.b.Last() == unused.Last() {
+				return tb.tok, true
+			}
+		}
+	}
+	return sequence.Token{}, false
+}
+
+// released notes that unused went back: the values before it are the last
+// this client got.
+func (s *Store) released(name string, tok sequence.Token, unused sequence.Block) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.got[name]
+	if r == nil {
+		return
+	}
+	for i := range r.blocks {
+		if r.blocks[i].tok == tok {
+			r.blocks[i].b.Count -= unused.Count
+		}
+	}
+	if prev := unused.First - unused.Step; unused.Step > 0 && prev < unused.First || unused.Step < 0 && prev > unused.First {
+		r.after = &prev
+	} else {
+		r.after = nil
+	}
 }
 
 // remember notes which host a reservation went to, for its Recover; the
@@ -278,16 +375,32 @@ func (s *Store) Recover(ctx context.Context, name string, token sequence.Token) 
 		return sequence.Block{}, false, nil
 	}
 	b, err := wire.FromBlock(res.Msg.GetBlock())
-	return b, err == nil, err
+	if err != nil {
+		return b, false, err
+	}
+	s.received(name, token, b)
+	return b, true, nil
 }
 
 // Release implements sequence.Releaser.
+//
+// The tail goes back with the token of the reservation that handed it out:
+// a server with its cache on takes it back into that cache when no client
+// took a value after it; a server without a cache hands it to its store.
 func (s *Store) Release(ctx context.Context, name string, unused sequence.Block) (bool, error) {
+	tok, ok := s.tokenOf(name, unused)
+	req := &seqdv1.ReleaseRequest{Name: name, Unused: wire.Block(unused)}
+	if ok {
+		req.Token = tok.String()
+	}
 	res, _, err := call(ctx, s, func(c seqdv1connect.SequenceServiceClient) (*connect.Response[seqdv1.ReleaseResponse], error) {
-		return c.Release(ctx, connect.NewRequest(&seqdv1.ReleaseRequest{Name: name, Unused: wire.Block(unused)}))
+		return c.Release(ctx, connect.NewRequest(req))
 	})
 	if err != nil {
 		return false, err
+	}
+	if res.Msg.GetReleased() {
+		s.released(name, tok, unused)
 	}
 	return res.Msg.GetReleased(), nil
 }
@@ -315,6 +428,7 @@ func (s *Store) Check(ctx context.Context) error {
 
 // Create implements sequence.Admin.
 func (s *Store) Create(ctx context.Context, name string, spec sequence.Spec, pos sequence.Position) error {
+	defer s.forget(name)
 	_, _, err := call(ctx, s, func(c seqdv1connect.SequenceServiceClient) (*connect.Response[seqdv1.CreateResponse], error) {
 		return c.Create(ctx, connect.NewRequest(&seqdv1.CreateRequest{Name: name, Spec: wire.Spec(spec), Position: wire.Position(pos)}))
 	})
@@ -331,6 +445,7 @@ func (s *Store) info(i *seqdv1.Info, err error) (sequence.Info, error) {
 
 // Alter implements sequence.Admin.
 func (s *Store) Alter(ctx context.Context, name string, cl sequence.Clauses) (sequence.Info, error) {
+	defer s.forget(name)
 	res, _, err := call(ctx, s, func(c seqdv1connect.SequenceServiceClient) (*connect.Response[seqdv1.AlterResponse], error) {
 		return c.Alter(ctx, connect.NewRequest(&seqdv1.AlterRequest{Name: name, Clauses: wire.Clauses(cl)}))
 	})
@@ -342,6 +457,7 @@ func (s *Store) Alter(ctx context.Context, name string, cl sequence.Clauses) (se
 
 // Rename implements sequence.Admin.
 func (s *Store) Rename(ctx context.Context, name, newName string) error {
+	defer s.forget(name, newName)
 	_, _, err := call(ctx, s, func(c seqdv1connect.SequenceServiceClient) (*connect.Response[seqdv1.RenameResponse], error) {
 		return c.Rename(ctx, connect.NewRequest(&seqdv1.RenameRequest{Name: name, NewName: newName}))
 	})
@@ -350,6 +466,7 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 
 // Drop implements sequence.Admin.
 func (s *Store) Drop(ctx context.Context, name string) error {
+	defer s.forget(name)
 	_, _, err := call(ctx, s, func(c seqdv1connect.SequenceServiceClient) (*connect.Response[seqdv1.DropResponse], error) {
 		return c.Drop(ctx, connect.NewRequest(&seqdv1.DropRequest{Name: name}))
 	})
@@ -388,6 +505,7 @@ func (s *Store) List(ctx context.Context) ([]sequence.Info, error) {
 
 // SetVal implements sequence.Admin.
 func (s *Store) SetVal(ctx context.Context, name string, value int64, isCalled bool) (sequence.Info, error) {
+	defer s.forget(name)
 	res, _, err := call(ctx, s, func(c seqdv1connect.SequenceServiceClient) (*connect.Response[seqdv1.SetValResponse], error) {
 		return c.SetVal(ctx, connect.NewRequest(&seqdv1.SetValRequest{Name: name, Value: value, IsCalled: isCalled}))
 	})
@@ -410,6 +528,7 @@ func (s *Store) Attach(ctx context.Context, name string, m sequence.Member, coun
 
 // Detach implements sequence.Memberships.
 func (s *Store) Detach(ctx context.Context, name, db string) (bool, error) {
+	defer s.forget(name)
 	res, _, err := call(ctx, s, func(c seqdv1connect.SequenceServiceClient) (*connect.Response[seqdv1.DetachResponse], error) {
 		return c.Detach(ctx, connect.NewRequest(&seqdv1.DetachRequest{Name: name, Db: db}))
 	})

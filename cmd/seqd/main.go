@@ -64,7 +64,7 @@ type config struct {
 // (for tests).
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready func(api, ops string)) error {
 	if len(args) > 0 && args[0] == "token" {
-		return token(args[1:], stdout)
+		return token(args[1:], stdout, stderr)
 	}
 	c, err := parseFlags(args, getenv, stderr)
 	if err != nil {
@@ -221,14 +221,24 @@ func loopback(addr string) bool {
 }
 
 // token prints a new bearer token and the credentials entry that allows it.
-func token(args []string, stdout io.Writer) error {
+// Flags may come before or after NAME.
+func token(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("seqd token", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	prefix := fs.String("prefix", "", "sequence name `prefix` the client may use (default: every name)")
 	admin := fs.Bool("admin", false, "allow administration (create, alter, drop, setval…) too")
-	if err := fs.Parse(args); err != nil {
-		return err
+	var names []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		names = append(names, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
-	if fs.NArg() != 1 {
+	if len(names) != 1 || names[0] == "" {
 		return errors.New("usage: seqd token NAME [--prefix P] [--admin]")
 	}
 	var b [32]byte
@@ -240,7 +250,7 @@ func token(args []string, stdout io.Writer) error {
 	if *admin {
 		ops = append(ops, "admin")
 	}
-	entry, err := json.MarshalIndent(seqd.Credential{Name: fs.Arg(0), TokenSHA256: seqd.HashToken(tok),
+	entry, err := json.MarshalIndent(seqd.Credential{Name: names[0], TokenSHA256: seqd.HashToken(tok),
 		Prefixes: []string{*prefix}, Ops: ops}, "", "  ")
 	if err != nil {
 		return err

@@ -1011,7 +1011,12 @@ type ReserveRequest struct {
 	Count int64                  `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
 	// token names this attempt: 32 hexadecimal digits, fresh for each
 	// attempt, the same for its retries.
-	Token         string `protobuf:"bytes,3,opt,name=token,proto3" json:"token,omitempty"`
+	Token string `protobuf:"bytes,3,opt,name=token,proto3" json:"token,omitempty"`
+	// after is the last value the client got, if any: the server hands out
+	// values past it (it drops cached values at or before it, left from
+	// another server's clients or given back), so that a client's values
+	// keep increasing when it moves from one server to another.
+	After         *int64 `protobuf:"varint,4,opt,name=after,proto3,oneof" json:"after,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1065,6 +1070,13 @@ func (x *ReserveRequest) GetToken() string {
 		return x.Token
 	}
 	return ""
+}
+
+func (x *ReserveRequest) GetAfter() int64 {
+	if x != nil && x.After != nil {
+		return *x.After
+	}
+	return 0
 }
 
 type ReserveResponse struct {
@@ -1216,9 +1228,12 @@ func (x *RecoverResponse) GetBlock() *Block {
 }
 
 type ReleaseRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Unused        *Block                 `protobuf:"bytes,2,opt,name=unused,proto3" json:"unused,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Name   string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Unused *Block                 `protobuf:"bytes,2,opt,name=unused,proto3" json:"unused,omitempty"`
+	// token is the token of the Reserve that handed out the block unused is
+	// the tail of: the proof that the values are the caller's to give back.
+	Token         string `protobuf:"bytes,3,opt,name=token,proto3" json:"token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1265,6 +1280,13 @@ func (x *ReleaseRequest) GetUnused() *Block {
 		return x.Unused
 	}
 	return nil
+}
+
+func (x *ReleaseRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
 }
 
 type ReleaseResponse struct {
@@ -2414,11 +2436,13 @@ const file_seqshim_seqd_v1_seqd_proto_rawDesc = "" +
 	"\x06_cacheB\b\n" +
 	"\x06_cycleB\v\n" +
 	"\t_owned_byB\x0e\n" +
-	"\f_daily_limit\"P\n" +
+	"\f_daily_limit\"u\n" +
 	"\x0eReserveRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x14\n" +
-	"\x05token\x18\x03 \x01(\tR\x05token\"?\n" +
+	"\x05token\x18\x03 \x01(\tR\x05token\x12\x19\n" +
+	"\x05after\x18\x04 \x01(\x03H\x00R\x05after\x88\x01\x01B\b\n" +
+	"\x06_after\"?\n" +
 	"\x0fReserveResponse\x12,\n" +
 	"\x05block\x18\x01 \x01(\v2\x16.seqshim.seqd.v1.BlockR\x05block\":\n" +
 	"\x0eRecoverRequest\x12\x12\n" +
@@ -2426,10 +2450,11 @@ const file_seqshim_seqd_v1_seqd_proto_rawDesc = "" +
 	"\x05token\x18\x02 \x01(\tR\x05token\"U\n" +
 	"\x0fRecoverResponse\x12\x14\n" +
 	"\x05found\x18\x01 \x01(\bR\x05found\x12,\n" +
-	"\x05block\x18\x02 \x01(\v2\x16.seqshim.seqd.v1.BlockR\x05block\"T\n" +
+	"\x05block\x18\x02 \x01(\v2\x16.seqshim.seqd.v1.BlockR\x05block\"j\n" +
 	"\x0eReleaseRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12.\n" +
-	"\x06unused\x18\x02 \x01(\v2\x16.seqshim.seqd.v1.BlockR\x06unused\"-\n" +
+	"\x06unused\x18\x02 \x01(\v2\x16.seqshim.seqd.v1.BlockR\x06unused\x12\x14\n" +
+	"\x05token\x18\x03 \x01(\tR\x05token\"-\n" +
 	"\x0fReleaseResponse\x12\x1a\n" +
 	"\breleased\x18\x01 \x01(\bR\breleased\" \n" +
 	"\n" +
@@ -2618,6 +2643,7 @@ func file_seqshim_seqd_v1_seqd_proto_init() {
 	}
 	file_seqshim_seqd_v1_seqd_proto_msgTypes[9].OneofWrappers = []any{}
 	file_seqshim_seqd_v1_seqd_proto_msgTypes[11].OneofWrappers = []any{}
+	file_seqshim_seqd_v1_seqd_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
