@@ -82,7 +82,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	logf("%s", hotM.line())
-	rep.Rows = append(rep.Rows, hot, hotPar, hotM)
+	svc, err := throughService(ctx, cfg.rounds)
+	if err != nil {
+		return err
+	}
+	logf("%s", svc.line())
+	rep.Rows = append(rep.Rows, hot, hotPar, hotM, svc)
 
 	pg, err := openPG(ctx, cfg.pg)
 	if err != nil {

@@ -303,13 +303,15 @@ func (a *app) planExport(ctx context.Context, conn *pgx.Conn, it *exportItem, db
 		it.Mode = "fence-store"
 	}
 	next, ok := nextValue(info)
-	if !ok {
-		it.Action, it.Reason = "error", fmt.Sprintf("the counter has reached %s (%d): there is nothing past it to give the native sequence", limitName(spec), limitValue(spec))
-		return
+	if ok {
+		it.StoreNext = &next
 	}
-	it.StoreNext = &next
 	if reason, done := exported(it, db); done {
 		it.Action, it.Reason = "skip", reason
+		return
+	}
+	if !ok {
+		it.Action, it.Reason = "error", fmt.Sprintf("the counter has reached %s (%d): there is nothing past it to give the native sequence", limitName(spec), limitValue(spec))
 		return
 	}
 	// The blocks are computed by the one place that does sequence

@@ -55,6 +55,7 @@ type config struct {
 	store, credentials string
 	tlsCert, tlsKey    string
 	insecure, open     bool
+	noCache            bool
 	buffer, tokenTTL   time.Duration
 	minBlock, maxBlock int64
 	shutdownGrace      time.Duration
@@ -87,7 +88,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 	}
-	srv, err := seqd.New(seqd.Config{Store: st, Credentials: creds, Open: c.open, TokenTTL: c.tokenTTL, Logger: log,
+	srv, err := seqd.New(seqd.Config{Store: st, Credentials: creds, Open: c.open, TokenTTL: c.tokenTTL, Logger: log, NoCache: c.noCache,
 		Cache: seqcache.Options{Buffer: c.buffer, MinBlock: c.minBlock, MaxBlock: c.maxBlock, StoreName: storeurl.Redact(c.store)}})
 	if err != nil {
 		return err
@@ -189,6 +190,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.DurationVar(&c.buffer, "buffer", envDur("SEQD_BUFFER", 0), "seconds of consumption the server's cache keeps per counter (default 10s) [SEQD_BUFFER]")
 	fs.Int64Var(&c.minBlock, "min-block", envInt("SEQD_MIN_BLOCK"), "smallest block the server reserves from the store (default 50) [SEQD_MIN_BLOCK]")
 	fs.Int64Var(&c.maxBlock, "max-block", envInt("SEQD_MAX_BLOCK"), "largest block the server reserves from the store (default 1,000,000) [SEQD_MAX_BLOCK]")
+	fs.BoolVar(&c.noCache, "no-cache", envBool("SEQD_NO_CACHE"), "no server cache: every client block is a reservation in the store (an authenticating, rate-limiting proxy) [SEQD_NO_CACHE]")
 	fs.DurationVar(&c.tokenTTL, "token-ttl", envDur("SEQD_TOKEN_TTL", 10*time.Minute), "how long a reservation's token is remembered for its retries [SEQD_TOKEN_TTL]")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", envDur("SEQD_SHUTDOWN_GRACE", 20*time.Second), "how long a shutdown waits for requests in flight [SEQD_SHUTDOWN_GRACE]")
 	if err := fs.Parse(args); err != nil {
