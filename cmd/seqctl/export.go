@@ -129,23 +129,11 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 	}
 	ctx, cancel := a.bounded(ctx)
 	defer cancel()
-	conn, sel, err := a.openBack(ctx, *from, args, *schemas)
+	conn, st, sel, infos, done, err := a.backTo(ctx, *from, args, *schemas)
 	if err != nil {
 		return err
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	st, err := a.store(ctx)
-	if err != nil {
-		return err
-	}
-	defer closeStore(st)
-	infos, err := a.counters(ctx, conn, st, sel)
-	if err != nil {
-		return err
-	}
-	if len(infos) == 0 {
-		return fmt.Errorf("no counter of the store belongs to %s: %w", storeurl.Redact(*from), sequence.ErrNotFound)
-	}
+	defer done()
 	perDay := make([]*float64, len(infos))
 	if (*margin < 0 || *rng == 0) && *sample > 0 {
 		start := a.now()
@@ -197,7 +185,35 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 	return err
 }
 
-// openBack is the common start of export and verify: the database at from,
+// backTo is the common start of export and verify: the database at from,
+// the store, and the store counters of the database the arguments pick (at
+// least one); done releases them.
+func (a *app) backTo(ctx context.Context, from string, args []string, schemas string) (
+	conn *pgx.Conn, st sequence.Store, sel exportSelect, infos []sequence.Info, done func(), err error) {
+	conn, sel, err = a.openBack(ctx, from, args, schemas)
+	if err != nil {
+		return nil, nil, sel, nil, nil, err
+	}
+	if st, err = a.store(ctx); err == nil {
+		infos, err = a.counters(ctx, conn, st, sel)
+		if err == nil && len(infos) == 0 {
+			err = fmt.Errorf("no counter of the store belongs to %s: %w", storeurl.Redact(from), sequence.ErrNotFound)
+		}
+	}
+	done = func() {
+		if st != nil {
+			closeStore(st)
+		}
+		conn.Close(context.WithoutCancel(ctx))
+	}
+	if err != nil {
+		done()
+		return nil, nil, sel, nil, nil, err
+	}
+	return conn, st, sel, infos, done, nil
+}
+
+// openBack opens the database at from,
 // its identity as a member of counters, its native sequences, and what the
 // arguments select.
 func (a *app) openBack(ctx context.Context, from string, names []string, schemas string) (*pgx.Conn, exportSelect, error) {

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/seqshim/seqshim/internal/fence"
-	"github.com/seqshim/seqshim/internal/storeurl"
 	"github.com/seqshim/seqshim/sequence"
 )
 
@@ -111,23 +110,11 @@ func (a *app) cmdVerify(ctx context.Context, args []string) error {
 	}
 	ctx, cancel := a.bounded(ctx)
 	defer cancel()
-	conn, sel, err := a.openBack(ctx, *from, args, *schemas)
+	conn, _, sel, infos, done, err := a.backTo(ctx, *from, args, *schemas)
 	if err != nil {
 		return err
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	st, err := a.store(ctx)
-	if err != nil {
-		return err
-	}
-	defer closeStore(st)
-	infos, err := a.counters(ctx, conn, st, sel)
-	if err != nil {
-		return err
-	}
-	if len(infos) == 0 {
-		return fmt.Errorf("no counter of the store belongs to %s: %w", storeurl.Redact(*from), sequence.ErrNotFound)
-	}
+	defer done()
 	nd, err := readDefaults(ctx, conn)
 	if err != nil {
 		return err
