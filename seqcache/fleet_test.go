@@ -212,8 +212,25 @@ func (p *simProc) draw(n int64, measuring bool, tally *fleetTally) {
 
 // fleetScenario is one simulated fleet.
 type fleetScenario struct {
-	procs int     // processes at any time
-	rate  float64 // values per second, the fleet's total
+	procs    int     // processes at any time
+	rate     float64 // values per second, the fleet's total
+	joinRate int     // processes starting a second at first; 0: fleetJoinRate
+	// servers, if not 0, puts the sequence service between the processes
+	// and the store: that many servers, each a Cache over the store, and
+	// each process's Cache reserving from one of them (see serverClient).
+	servers int
+}
+
+// name is the subtest's name of sc.
+func (sc fleetScenario) name() string {
+	name := fmt.Sprintf("%dprocs", sc.procs)
+	if sc.joinRate != 0 {
+		name += fmt.Sprintf("_start%d", sc.joinRate)
+	}
+	if sc.servers > 0 {
+		name += fmt.Sprintf("_%dservers", sc.servers)
+	}
+	return fmt.Sprintf("%s_%.0fvps", name, sc.rate)
 }
 
 // fleetResult is what a scenario measured after its warm-up.
@@ -228,6 +245,29 @@ type fleetResult struct {
 	wastePerLeaver, maxSpanSecs float64 // values lost by each; the longest span at the end
 	wasteShare                  float64 // values lost by leavers per value drawn, after warm-up
 	warm                        time.Duration
+	// With servers: the processes' calls to them a second, and the Takes
+	// that waited for a server's refill, after warm-up.
+	serverCallsPerSec float64
+	serverWaits       int64
+}
+
+// summary is the "fleet:" line of sc's result r.
+func (r fleetResult) summary(sc fleetScenario) string {
+	procs := fmt.Sprintf("%d processes", sc.procs)
+	if sc.servers > 0 {
+		procs += fmt.Sprintf(" through %d servers", sc.servers)
+	}
+	warm := fmt.Sprintf("after a %v warm-up", r.warm)
+	if sc.joinRate != 0 {
+		warm += fmt.Sprintf(", %d starting a second", sc.joinRate)
+	}
+	line := fmt.Sprintf("fleet: %s, %.0f values/s (%s), store writes %.0f/s, limit %d/s, throttled calls %d (%d after warm-up), caller waits after warm-up %d (cold starts %d), failed calls %d, %.0f values per write, waste %.0f values per leaver (%d left; %.3f%% of values), longest span %.0fs; whole run: %d waits, %d failed",
+		procs, r.valuesPerSec, warm, r.writesPerSec, fleetLimit, r.throttled, r.throttledWarm, r.waits, r.coldWaits, r.failed,
+		r.valuesPerWrite, r.wastePerLeaver, r.leaversMeasured, 100*r.wasteShare, r.maxSpanSecs, r.allWaits, r.allFailed)
+	if sc.servers > 0 {
+		line += fmt.Sprintf("; servers after warm-up: %.0f calls/s from the processes, %d waited for a block", r.serverCallsPerSec, r.serverWaits)
+	}
+	return line
 }
 
 var quietLogger = slog.New(slog.DiscardHandler)
@@ -248,17 +288,30 @@ func runFleet(t *testing.T, sc fleetScenario) fleetResult {
 	model := newDynamoModel(fleetLimit)
 	start := time.Now()
 	var (
-		tally  fleetTally
-		seed   uint64
-		procs  []*simProc
-		closed sync.WaitGroup
-		res    fleetResult
-		wasted atomic.Int64
+		tally       fleetTally
+		seed        uint64
+		procs       []*simProc
+		closed      sync.WaitGroup
+		res         fleetResult
+		wasted      atomic.Int64
+		serverCalls atomic.Int64
 	)
+	servers := make([]*Cache, sc.servers)
+	for i := range servers {
+		// A server of the sequence service: its own Cache, with the
+		// defaults (seqd.Config.Cache left zero), over the item.
+		client := &dynamoClient{m: model, rng: rand.New(rand.NewPCG(uint64(i), 0x5e7e7))}
+		servers[i] = New(client, func(o *Options) { o.Logger = quietLogger })
+	}
 	join := func() {
 		seed++
-		client := &dynamoClient{m: model, rng: rand.New(rand.NewPCG(seed, 0x5eed))}
-		c := New(client, func(o *Options) { o.Logger = quietLogger })
+		rng := rand.New(rand.NewPCG(seed, 0x5eed))
+		var store sequence.Reserver = &dynamoClient{m: model, rng: rng}
+		if len(servers) > 0 {
+			// Round-robin, as a load balancer spreads new connections.
+			store = &serverClient{srv: servers[res.joined%len(servers)], rng: rng, calls: &serverCalls}
+		}
+		c := New(store, func(o *Options) { o.Logger = quietLogger })
 		p := &simProc{c: c, h: c.Handle("s"), warmAt: time.Now().Add(fleetColdFor)}
 		procs = append(procs, p)
 		res.joined++
@@ -285,13 +338,17 @@ func runFleet(t *testing.T, sc fleetScenario) fleetResult {
 	if float64(perTick)*float64(sc.procs) != sc.rate*fleetTick.Seconds() {
 		t.Fatalf("%v values/s over %d processes is not a whole number of values per tick", sc.rate, sc.procs)
 	}
-	joinPerTick := int(fleetJoinRate * fleetTick.Seconds())
+	joinRate := sc.joinRate
+	if joinRate == 0 {
+		joinRate = fleetJoinRate
+	}
+	joinPerTick := int(float64(joinRate) * fleetTick.Seconds())
 	fleetJoin := time.Duration(sc.procs/joinPerTick) * fleetTick
 	fleetWarm := fleetJoin + fleetSettle
 	ticksPerSec := int(time.Second / fleetTick)
 	churn := max(sc.procs/fleetChurn, 1)
 	order := rand.New(rand.NewPCG(0xf1ee7, 0))
-	var writes0, throttled0 int64
+	var writes0, throttled0, serverCalls0, serverWaits0 int64
 	for tick := 0; ; tick++ {
 		now := time.Since(start)
 		if now >= fleetWarm+fleetMeasure {
@@ -300,6 +357,7 @@ func runFleet(t *testing.T, sc fleetScenario) fleetResult {
 		measuring := now >= fleetWarm
 		if measuring && writes0 == 0 {
 			writes0, throttled0 = model.counts()
+			serverCalls0, serverWaits0 = serverCalls.Load(), serverWaits(servers)
 		}
 		switch {
 		case len(procs) < sc.procs && res.left == 0:
@@ -323,6 +381,8 @@ func runFleet(t *testing.T, sc fleetScenario) fleetResult {
 	res.writesPerSec = float64(writes-writes0) / fleetMeasure.Seconds()
 	res.throttled, res.throttledWarm = throttled, throttled-throttled0
 	res.waits, res.coldWaits, res.failed = tally.waits.Load(), tally.coldWaits.Load(), tally.failed.Load()
+	res.serverCallsPerSec = float64(serverCalls.Load()-serverCalls0) / fleetMeasure.Seconds()
+	res.serverWaits = serverWaits(servers) - serverWaits0
 	for _, p := range procs {
 		res.maxSpanSecs = max(res.maxSpanSecs, p.h.Stats().Span.Seconds())
 	}
@@ -330,6 +390,9 @@ func runFleet(t *testing.T, sc fleetScenario) fleetResult {
 		leave(len(procs)-1, false) // the end of the simulation, not of the processes
 	}
 	closed.Wait()
+	for _, s := range servers {
+		s.Close()
+	}
 	res.allWaits, res.allFailed = tally.allWaits.Load(), tally.allFailed.Load()
 	res.valuesPerWrite = float64(tally.values.Load()) / float64(writes-writes0)
 	res.leaversMeasured = leaversMeasured
@@ -347,7 +410,8 @@ func runFleet(t *testing.T, sc fleetScenario) fleetResult {
 // 25 s, while one process in 1,000 leaves each second and another joins: no
 // caller waits (but in a joiner's first 2 s, its cold start, covered by
 // TestColdStart), no call fails, and the store's writes stay at most 80% of
-// its limit. With -v, one line per scenario starting "fleet:".
+// its limit. Then the same item behind the sequence service, 10 servers
+// (testFleetService). With -v, one line per scenario starting "fleet:".
 func TestFleet(t *testing.T) {
 	for _, sc := range []fleetScenario{
 		{procs: 1000, rate: 100_000},
@@ -355,12 +419,10 @@ func TestFleet(t *testing.T) {
 		{procs: 1000, rate: 10_000_000},
 		{procs: 10_000, rate: 10_000_000},
 	} {
-		t.Run(fmt.Sprintf("%dprocs_%.0fvps", sc.procs, sc.rate), func(t *testing.T) {
+		t.Run(sc.name(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				r := runFleet(t, sc)
-				testenv.Summary(t, fmt.Sprintf("fleet: %d processes, %.0f values/s (after a %v warm-up), store writes %.0f/s, limit %d/s, throttled calls %d (%d after warm-up), caller waits after warm-up %d (cold starts %d), failed calls %d, %.0f values per write, waste %.0f values per leaver (%d left; %.3f%% of values), longest span %.0fs; whole run: %d waits, %d failed",
-					sc.procs, r.valuesPerSec, r.warm, r.writesPerSec, fleetLimit, r.throttled, r.throttledWarm, r.waits, r.coldWaits, r.failed,
-					r.valuesPerWrite, r.wastePerLeaver, r.leaversMeasured, 100*r.wasteShare, r.maxSpanSecs, r.allWaits, r.allFailed))
+				testenv.Summary(t, r.summary(sc))
 				if r.waits != 0 || r.failed != 0 {
 					t.Errorf("after warm-up: %d caller waits, %d failed calls; want none", r.waits, r.failed)
 				}
@@ -373,4 +435,5 @@ func TestFleet(t *testing.T) {
 			})
 		})
 	}
+	testFleetService(t)
 }

@@ -49,9 +49,12 @@ type Config struct {
 	// TokenTTL is how long the server remembers a reservation's token, so
 	// that a retry of it gets the same block. Default 10 minutes.
 	TokenTTL time.Duration
-	// MaxCount bounds the values one Reserve asks for; 0: no bound (a
-	// block is arithmetic: its size costs nothing, and a client's rate limit
-	// bounds what it takes).
+	// MaxCount bounds the values one Reserve takes. Default, with the
+	// cache on, DefaultMaxCount: a client's cache sizes its blocks from the
+	// gaps between its own blocks, which the server's blocks widen, and
+	// without a bound a few clients asking for a million values each would
+	// drain the server's cache (the fleet simulation in package seqcache
+	// shows it). With NoCache, no bound: a store's block is arithmetic.
 	MaxCount int64
 	// GenTTL is how long one read of a counter's incarnation answers the
 	// Gen calls of every client. Default 500ms.
@@ -63,6 +66,9 @@ type Config struct {
 	// Now is the clock; default time.Now. For tests.
 	Now func() time.Time
 }
+
+// DefaultMaxCount is Config.MaxCount's default with the cache on.
+const DefaultMaxCount = 10_000
 
 // Server serves the blocks of one store to many clients. Create it with
 // [New], serve [Server.Handler], and [Server.Close] it to hand the values
@@ -87,6 +93,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.TokenTTL <= 0 {
 		cfg.TokenTTL = 10 * time.Minute
+	}
+	if cfg.MaxCount <= 0 && !cfg.NoCache {
+		cfg.MaxCount = DefaultMaxCount
 	}
 	if cfg.GenTTL <= 0 {
 		cfg.GenTTL = 500 * time.Millisecond
