@@ -45,7 +45,7 @@
 // parameter, or a field set in Go for [NewConnector], is never overridden by
 // the environment, and a SEQSHIM_* variable only fills an option left unset:
 //
-//	seqshim.store           SEQSHIM_STORE           store URL: memory:, sqlite:PATH, postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P, seqd://HOST:PORT, seqd+http://HOST:PORT
+//	seqshim.store           SEQSHIM_STORE           store URL: memory:, sqlite:PATH, postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P, seqd://HOST:PORT, seqd+http://HOST:PORT, cosmos://HOST/DATABASE/CONTAINER?prefix=P, cosmos+http://HOST:PORT/DATABASE/CONTAINER
 //	seqshim.driver          SEQSHIM_DRIVER          inner driver name (default pgx)
 //	seqshim.dialect         SEQSHIM_DIALECT         postgres, mysql or sqlite (default: from the driver name)
 //	seqshim.ddl             SEQSHIM_DDL             sequence DDL to the store (store, default) or to store and database (both)

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# Sourced by scripts/test: starts a throwaway PostgreSQL 15 cluster and dynalite
-# on 127.0.0.1, exports SEQSHIM_TEST_PG and SEQSHIM_TEST_DYNAMODB, and stops
-# both when the calling shell exits. Everything lives under one temporary
+# Sourced by scripts/test: starts a throwaway PostgreSQL 15 cluster, dynalite
+# and a Cosmos DB emulator on 127.0.0.1, exports SEQSHIM_TEST_PG,
+# SEQSHIM_TEST_DYNAMODB and SEQSHIM_TEST_COSMOS, and stops them when the
+# calling shell exits. Everything lives under one temporary
 # directory, removed at exit.
 
 seqshim_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,6 +35,9 @@ seqshim_cleanup() {
 	fi
 	if [[ -n "${SEQSHIM_DYNALITE_PID:-}" ]]; then
 		kill "$SEQSHIM_DYNALITE_PID" 2>/dev/null || true
+	fi
+	if [[ -n "${SEQSHIM_COSMOS_PID:-}" ]]; then
+		kill "$SEQSHIM_COSMOS_PID" 2>/dev/null || true
 	fi
 	rm -rf "$SEQSHIM_TEST_TMP"
 }
@@ -123,5 +127,43 @@ seqshim_start_dynalite() {
 	return 1
 }
 
+# The Cosmos DB emulator: @vercel/cosmosdb-server, pinned, on plain HTTP,
+# started by scripts/cosmosdb-server.js (which says what it fixes).
+seqshim_start_cosmos() {
+	if ! command -v npm >/dev/null; then
+		seqshim_log "npm not found; Cosmos DB tests will skip"
+		return 0
+	fi
+	local dir="$seqshim_root/.tmp/cosmosdb-server" version=1.0.1 port i attempt
+	if [[ ! -f "$dir/node_modules/@vercel/cosmosdb-server/package.json" ]] ||
+		! grep -q "\"version\": \"$version\"" "$dir/node_modules/@vercel/cosmosdb-server/package.json"; then
+		mkdir -p "$dir"
+		npm install --prefix "$dir" --no-audit --no-fund --silent "@vercel/cosmosdb-server@$version" >&2
+	fi
+	for attempt in 1 2 3 4 5; do
+		port=$(seqshim_free_port)
+		node "$seqshim_root/scripts/cosmosdb-server.js" "$dir/node_modules" 127.0.0.1 "$port" >"$SEQSHIM_TEST_TMP/cosmosdb-server.log" 2>&1 &
+		SEQSHIM_COSMOS_PID=$!
+		for i in $(seq 1 100); do
+			if ! kill -0 "$SEQSHIM_COSMOS_PID" 2>/dev/null; then
+				break
+			fi
+			if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+				export SEQSHIM_TEST_COSMOS="http://127.0.0.1:$port"
+				seqshim_log "cosmosdb-server $version on 127.0.0.1:$port"
+				return 0
+			fi
+			sleep 0.1
+		done
+		kill "$SEQSHIM_COSMOS_PID" 2>/dev/null || true
+		wait "$SEQSHIM_COSMOS_PID" 2>/dev/null || true
+		cat "$SEQSHIM_TEST_TMP/cosmosdb-server.log" >&2
+		seqshim_log "cosmosdb-server did not start on port $port (attempt $attempt of 5)"
+	done
+	unset SEQSHIM_COSMOS_PID
+	return 1
+}
+
 seqshim_start_postgres
 seqshim_start_dynalite
+seqshim_start_cosmos

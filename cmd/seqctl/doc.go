@@ -9,7 +9,8 @@
 // The store is given by --store or the environment variable SEQSHIM_STORE,
 // one of memory:, sqlite:PATH, postgres://…,
 // dynamodb://TABLE?region=R&endpoint=URL&prefix=P, seqd://HOST:PORT,
-// seqd+http://HOST:PORT (memory: is one process
+// seqd+http://HOST:PORT, cosmos://HOST/DATABASE/CONTAINER?prefix=P,
+// cosmos+http://HOST:PORT/DATABASE/CONTAINER (memory: is one process
 // only). --timeout bounds a command (each refresh of watch); by default it
 // waits as long as the store does. Run "seqctl --help" for the commands and
 // exit codes, and "seqctl COMMAND --help" for each command's flags.

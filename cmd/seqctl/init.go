@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/seqshim/seqshim/cosmosstore"
 	"github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/internal/storeurl"
 	"github.com/seqshim/seqshim/sequence"
@@ -17,12 +18,15 @@ what exists already is left as it is.
   dynamodb://TABLE?...   creates the table (partition key "name", on-demand
                          billing) and waits until it is ACTIVE. Needs
                          dynamodb:CreateTable and DescribeTable (seqctl policy --admin).
+  cosmos://HOST/DB/C     creates the database and the container (partition
+                         key /id, indexing /name only) if missing. Needs the
+                         account key, or control-plane rights.
   sqlite:PATH            creates the file and its table.
   postgres://...         creates the table (default seqshim_sequences; &table=NAME).
   memory:                nothing to do.`
 
 // initializer is what a store may offer to create its storage up front
-// (dynamostore: the table).
+// (dynamostore: the table; cosmosstore: the database and the container).
 type initializer interface {
 	Init(ctx context.Context) error
 }
@@ -80,6 +84,8 @@ func initStore(ctx context.Context, st sequence.Store) (string, error) {
 		return "DynamoDB table " + s.Table() + " is ACTIVE", nil
 	case *sqlstore.Store:
 		return "table " + s.Table() + " exists", nil
+	case *cosmosstore.Store:
+		return "Cosmos DB container " + s.Database() + "/" + s.Container() + " exists", nil
 	}
 	return "nothing to create", nil
 }

@@ -60,7 +60,9 @@ type Options struct {
 	Store sequence.Store
 	// StoreURL is the store to open, one of memory:, sqlite:PATH,
 	// postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P,
-	// seqd://HOST:PORT, seqd+http://HOST:PORT. Every
+	// seqd://HOST:PORT, seqd+http://HOST:PORT,
+	// cosmos://HOST/DATABASE/CONTAINER?prefix=P,
+	// cosmos+http://HOST:PORT/DATABASE/CONTAINER. Every
 	// front end of the process with the same URL shares one store and one
 	// cache. The databases sharing a store share its counters (one id
 	// space); [DatabasePlaceholder] in the URL gives each database a store

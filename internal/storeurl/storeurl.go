@@ -1,18 +1,19 @@
 // Package storeurl opens the seqshim store a URL names, so the driver and
 // seqctl accept the same store URLs, and holds the one description of them:
 // [Forms] lists memory:, sqlite:PATH, postgres://…, dynamodb://TABLE?region=R&endpoint=URL&prefix=P,
-// seqd://HOST:PORT, seqd+http://HOST:PORT (see [Form] for what each opens: memstore,
-// sqlstore/sqlite, sqlstore,
-// dynamostore). seqctl's help and the driver's parameter table are made from
+// seqd://HOST:PORT, seqd+http://HOST:PORT, cosmos://HOST/DATABASE/CONTAINER?prefix=P,
+// cosmos+http://HOST:PORT/DATABASE/CONTAINER (see [Form] for what each opens: memstore,
+// sqlstore/sqlite, sqlstore, dynamostore, seqdstore, cosmosstore). seqctl's help and the driver's parameter table are made from
 // it; the docs that cannot be (Go doc comments, README.md) are kept in step
 // by a test.
 //
 // Stores register themselves by scheme ([Register]), as database/sql drivers
 // do: this package imports none of them, so a program links the stores it
 // imports and no other. The driver imports memstore, sqlstore and
-// dynamostore; the SQLite store is linked only by a program that imports
-// github.com/seqshim/seqshim/sqlstore/sqlite, and [Open] of a sqlite: URL
-// without it names that import.
+// dynamostore; the SQLite store, the sequence service's client and the
+// Cosmos DB store are linked only by a program that imports their package
+// (the [Form]'s Import), and [Open] of their URLs without it names that
+// import.
 //
 // Stores that hold resources (database handles) implement io.Closer; close
 // them when done. memory: stores are process-wide and need no closing.
@@ -44,6 +45,9 @@ const SQLiteImport = "github.com/seqshim/seqshim/sqlstore/sqlite"
 // SeqdImport is the package that links the sequence service's client store.
 const SeqdImport = "github.com/seqshim/seqshim/seqdstore"
 
+// CosmosImport is the package that links the Cosmos DB store.
+const CosmosImport = "github.com/seqshim/seqshim/cosmosstore"
+
 // forms is the one list of store URL forms; everything that describes store
 // URLs says what it says.
 var forms = []Form{
@@ -53,6 +57,8 @@ var forms = []Form{
 	{Syntax: "dynamodb://TABLE?region=R&endpoint=URL&prefix=P", Doc: "a DynamoDB table; what the URL omits comes from the AWS SDK's default chain"},
 	{Syntax: "seqd://HOST:PORT", Doc: "the sequence service (TLS; HOST:PORT,HOST:PORT… for several servers; token from $SEQD_TOKEN)", Import: SeqdImport},
 	{Syntax: "seqd+http://HOST:PORT", Doc: "the sequence service over plain HTTP (loopback, or a network that encrypts itself)", Import: SeqdImport},
+	{Syntax: "cosmos://HOST/DATABASE/CONTAINER?prefix=P", Doc: "a Cosmos DB container (NoSQL API; the key from $AZURE_COSMOS_KEY, else azidentity's default chain)", Import: CosmosImport},
+	{Syntax: "cosmos+http://HOST:PORT/DATABASE/CONTAINER", Doc: "a Cosmos DB emulator over plain HTTP", Import: CosmosImport},
 }
 
 // Forms returns the store URL forms Open accepts, in the order help texts
