@@ -43,6 +43,9 @@ func TestMain(m *testing.M) {
 		os.Setenv("AWS_SECRET_ACCESS_KEY", "seqshim")
 		os.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	}
+	// The emulator accepts any key; without one cosmosstore.Open looks for
+	// an Azure identity. Set for the process, so for its children too.
+	testenv.CosmosKeyEnv()
 	code := m.Run()
 	if p, f := passed.Load(), failed.Load(); p+f > 0 {
 		line := fmt.Sprintf("conformance: %d passed, %d failed", p, f)
@@ -64,12 +67,15 @@ type target struct {
 	dsn  func(t *testing.T, env *suiteEnv, dbURL, unique string) (driverName, dsn string)
 }
 
-// suiteEnv is what every subtest shares: the server, and the DynamoDB table.
+// suiteEnv is what every subtest shares: the server, the DynamoDB table
+// and the Cosmos DB container.
 type suiteEnv struct {
 	pgURL     string
 	admin     *sql.DB
-	dynamo    testenv.DynamoTable // the run's table; Endpoint "" when dynalite is unavailable
-	dynamoErr error               // creating the table failed: the dynamodb target fails, the others run
+	dynamo    testenv.DynamoTable     // the run's table; Endpoint "" when dynalite is unavailable
+	dynamoErr error                   // creating the table failed: the dynamodb target fails, the others run
+	cosmos    testenv.CosmosContainer // the run's container; Endpoint "" when the emulator is unavailable
+	cosmosErr error                   // creating the container failed: the cosmos target fails, the others run
 }
 
 var targets = []target{
@@ -98,6 +104,22 @@ var targets = []target{
 		}
 		return "seqshim", withStore(t, dbURL, env.dynamo.URL(unique+"/"))
 	}},
+	{"cosmos", func(t *testing.T, env *suiteEnv, dbURL, unique string) (string, string) {
+		return "seqshim", withStore(t, dbURL, env.cosmosURL(t, unique+"/"))
+	}},
+}
+
+// cosmosURL is the store URL of the run's Cosmos DB container with prefix;
+// without the emulator the test skips (or fails when required).
+func (env *suiteEnv) cosmosURL(t *testing.T, prefix string) string {
+	t.Helper()
+	if env.cosmos.Endpoint == "" {
+		testenv.Cosmos(t) // skips, or fails when required
+	}
+	if env.cosmosErr != nil {
+		t.Fatal(env.cosmosErr)
+	}
+	return env.cosmos.URL(prefix)
 }
 
 // withParams adds the parameters of a URL query to a postgres:// URL.
@@ -158,7 +180,8 @@ func withStore(t *testing.T, dbURL, store string) string {
 }
 
 // newSuiteEnv connects to the test server (or skips) and creates the
-// test's DynamoDB table when there is a dynalite.
+// test's DynamoDB table when there is a dynalite, and its Cosmos DB
+// container when there is an emulator.
 func newSuiteEnv(t *testing.T) *suiteEnv {
 	env := &suiteEnv{pgURL: testenv.PG(t)}
 	var err error
@@ -169,6 +192,9 @@ func newSuiteEnv(t *testing.T) *suiteEnv {
 	t.Cleanup(func() { env.admin.Close() })
 	if os.Getenv(testenv.EnvDynamoDB) != "" {
 		env.dynamo, env.dynamoErr = testenv.CreateDynamoTable(t)
+	}
+	if os.Getenv(testenv.EnvCosmos) != "" {
+		env.cosmos, env.cosmosErr = testenv.CreateCosmosContainer(t)
 	}
 	return env
 }

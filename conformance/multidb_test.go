@@ -40,6 +40,7 @@ var storeTargets = []struct {
 		}
 		return env.dynamo.URL("multi_" + randHex(6) + "/")
 	}},
+	{"cosmos", func(t *testing.T, env *suiteEnv) string { return env.cosmosURL(t, "multi_"+randHex(6)+"/") }},
 }
 
 // TestMultiDB runs the scenarios of testdata/multidb, whose steps name

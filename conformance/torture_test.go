@@ -46,9 +46,10 @@ const (
 	envChildGoroutines = "SEQSHIM_TORTURE_CHILD_GOROUTINES"
 	envChildPace       = "SEQSHIM_TORTURE_CHILD_PACE"
 	envChildLifetime   = "SEQSHIM_TORTURE_CHILD_LIFETIME" // the child stops by itself after this
+	envChildStats      = "SEQSHIM_TORTURE_CHILD_STATS"    // "1": write the store's request counts beside the record (tortureChildStats)
 )
 
-// The fault mix between the processes and dynalite during the torture run.
+// The fault mix between the processes and the store during a torture run.
 var tortureFaults = torture.Faults{Reset: 0.04, Delay: 0.08, Drop: 0.06, MaxDelay: 300 * time.Millisecond}
 
 // TestTorture draws values of one sequence from one dynalite store through
@@ -67,11 +68,33 @@ var tortureFaults = torture.Faults{Reset: 0.04, Delay: 0.08, Drop: 0.06, MaxDela
 func TestTorture(t *testing.T) {
 	pg := testenv.PG(t)
 	endpoint := testenv.DynamoDB(t)
-	duration := tortureEnvDuration(t, envTortureDuration, 45*time.Second)
-	if testing.Short() && os.Getenv(envTortureDuration) == "" {
-		duration = 15 * time.Second
+	modes, duration, seed := tortureSchedule(t, envTortureDuration, 45*time.Second, 15*time.Second)
+	for _, mode := range modes {
+		t.Run("recovery "+mode, func(t *testing.T) {
+			d := testenv.NewDynamoTable(t) // the store on it talks to dynalite directly, not through a proxy
+			tortureRun(t, pg, tortureStore{
+				store:    d.Store(),
+				upstream: endpoint,
+				url: func(proxyURL string) string {
+					return testenv.DynamoTable{Endpoint: proxyURL, Name: d.Name}.URL("")
+				},
+				env:         []string{"AWS_ACCESS_KEY_ID=seqshim", "AWS_SECRET_ACCESS_KEY=seqshim", "AWS_EC2_METADATA_DISABLED=true"},
+				lostAnswers: true,
+			}, mode, duration, seed)
+		})
 	}
-	modes := []string{"on", "off"}
+}
+
+// tortureSchedule reads the knobs of a torture test's runs: the recovery
+// modes to run (envTortureRecovery), the duration of each (durationVar,
+// default def, short with -short, shared by the modes) and the seed.
+func tortureSchedule(t *testing.T, durationVar string, def, short time.Duration) (modes []string, each time.Duration, seed uint64) {
+	t.Helper()
+	duration := tortureEnvDuration(t, durationVar, def)
+	if testing.Short() && os.Getenv(durationVar) == "" {
+		duration = short
+	}
+	modes = []string{"on", "off"}
 	switch m := os.Getenv(envTortureRecovery); m {
 	case "", "both":
 	case "on", "off":
@@ -79,23 +102,38 @@ func TestTorture(t *testing.T) {
 	default:
 		t.Fatalf("%s=%q: want on, off or both", envTortureRecovery, m)
 	}
-	seed := uint64(time.Now().UnixNano())
+	seed = uint64(time.Now().UnixNano())
 	if s := os.Getenv(envTortureSeed); s != "" {
 		var err error
 		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
 			t.Fatalf("%s: %v", envTortureSeed, err)
 		}
 	}
-	for _, mode := range modes {
-		t.Run("recovery "+mode, func(t *testing.T) {
-			tortureRun(t, pg, endpoint, mode, duration/time.Duration(len(modes)), seed)
-		})
-	}
+	return modes, duration / time.Duration(len(modes)), seed
 }
 
-// tortureRun is one run of TestTorture, with seqshim.recovery set to
-// recovery.
-func tortureRun(t *testing.T, pg, endpoint, recovery string, duration time.Duration, seed uint64) {
+// tortureStore is the store of one torture run: the store itself, reached
+// directly, and how the children reach it through the fault proxy.
+type tortureStore struct {
+	name     string         // in the summary line, "torture (NAME):"; "torture:" when empty
+	store    sequence.Store // reached directly, not through the proxy: creates the sequence, reads where it ended
+	upstream string         // what the fault proxy forwards to, http://HOST:PORT
+	// url is the children's store URL through the proxy at proxyURL. It is
+	// called once the proxy runs, before any child starts.
+	url func(proxyURL string) string
+	env []string // the children's environment, besides the run's own
+	// lostAnswers: the proxy tells the reservations the store applied
+	// whose answers it dropped (it reads dynamostore's UpdateItem only), so
+	// the run reports them and checks recovery by them.
+	lostAnswers bool
+	// stats: the children write their store's request counts
+	// (tortureChildStats), which the summary line adds up.
+	stats bool
+}
+
+// tortureRun is one run of a torture test on ts, with seqshim.recovery set
+// to recovery.
+func tortureRun(t *testing.T, pg string, ts tortureStore, recovery string, duration time.Duration, seed uint64) {
 	procs := tortureEnvInt(t, envTortureProcs, 8)
 	goroutines := tortureEnvInt(t, envTortureGoroutines, 32)
 	pace := tortureEnvDuration(t, envTorturePace, 2*time.Millisecond)
@@ -105,31 +143,32 @@ func tortureRun(t *testing.T, pg, endpoint, recovery string, duration time.Durat
 	ctx, cancel := context.WithTimeout(context.Background(), duration+5*time.Minute)
 	defer cancel()
 	const seq = "torture_seq"
-	d := testenv.NewDynamoTable(t) // the store on it talks to dynalite directly, not through a proxy
-	store, table := d.Store(), d.Name
+	store := ts.store
 	spec := sequence.DefaultSpec()
 	if err := store.Create(ctx, seq, spec, spec.Initial()); err != nil {
 		t.Fatal(err)
 	}
-	proxy, err := torture.StartProxy(endpoint, tortureFaults, seed)
+	proxy, err := torture.StartProxy(ts.upstream, tortureFaults, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer proxy.Close()
 
 	// Small blocks and a short buffer: many store calls, so many faults.
-	dsn := tortureDSN(t, pg, table, proxy.URL(), map[string]string{
+	dsn := tortureStoreDSN(t, pg, ts.url(proxy.URL()), map[string]string{
 		"seqshim.buffer":         "200ms",
 		"seqshim.max_block":      "1000",
 		"seqshim.max_wait":       "3s",
 		"seqshim.refill_timeout": "1s",
 		"seqshim.recovery":       recovery,
 	})
-	env := append(os.Environ(),
-		"AWS_ACCESS_KEY_ID=seqshim", "AWS_SECRET_ACCESS_KEY=seqshim", "AWS_EC2_METADATA_DISABLED=true",
+	env := append(append(os.Environ(), ts.env...),
 		envChildDSN+"="+dsn, envChildSeq+"="+seq,
 		envChildGoroutines+"="+strconv.Itoa(goroutines), envChildPace+"="+pace.String(),
 		envChildLifetime+"="+(duration+2*time.Minute).String())
+	if ts.stats {
+		env = append(env, envChildStats+"=1")
+	}
 
 	pool := startChildren(t, procs, "TestTortureChild", envChildRecord, env)
 
@@ -170,26 +209,42 @@ func tortureRun(t *testing.T, pg, endpoint, recovery string, duration time.Durat
 		recs = append(recs, rec)
 	}
 	rep := torture.Check(recs, spec.Start, last)
-	// The reservations whose answer the proxy dropped: their values are
-	// handed out only if recovered.
-	var lostBlocks [][2]int64
-	dropped := proxy.Dropped()
-	for _, r := range dropped {
-		first, last := r.Block(spec.Increment)
-		lostBlocks = append(lostBlocks, [2]int64{first, last})
+	label := "torture"
+	if ts.name != "" {
+		label += " (" + ts.name + ")"
 	}
-	lostValues, lostServed := torture.LostAnswers(recs, lostBlocks)
-	line := fmt.Sprintf("torture: %d values, %d duplicates, %d backwards, %d out of range, %d wasted (%.1f%% of %d issued), %d kills, %d clean restarts, %d processes recorded, %d errors; faults: %d of %d store requests answered, %d dropped after the store applied them, %d reset, %d delayed; %d reservations' answers lost (%d values), %d of those values handed out, %d wasted (recovery %s)",
-		rep.Values, rep.Duplicates, rep.Backwards, rep.OutOfRange, rep.Wasted, torturePct(rep.Wasted, rep.Issued), rep.Issued,
-		pool.kills, pool.graceful, rep.Incarnations, rep.Errors, faults.Forwarded, faults.Requests, faults.Dropped, faults.Reset, faults.Delayed,
-		len(dropped), lostValues, lostServed, lostValues-lostServed, recovery)
+	line := fmt.Sprintf("%s: %d values, %d duplicates, %d backwards, %d out of range, %d wasted (%.1f%% of %d issued), %d kills, %d clean restarts, %d processes recorded, %d errors; faults: %d of %d store requests answered, %d dropped after the store applied them, %d reset, %d delayed",
+		label, rep.Values, rep.Duplicates, rep.Backwards, rep.OutOfRange, rep.Wasted, torturePct(rep.Wasted, rep.Issued), rep.Issued,
+		pool.kills, pool.graceful, rep.Incarnations, rep.Errors, faults.Forwarded, faults.Requests, faults.Dropped, faults.Reset, faults.Delayed)
+	if ts.lostAnswers {
+		// The reservations whose answer the proxy dropped: their values
+		// are handed out only if recovered.
+		var lostBlocks [][2]int64
+		dropped := proxy.Dropped()
+		for _, r := range dropped {
+			first, last := r.Block(spec.Increment)
+			lostBlocks = append(lostBlocks, [2]int64{first, last})
+		}
+		lostValues, lostServed := torture.LostAnswers(recs, lostBlocks)
+		line += fmt.Sprintf("; %d reservations' answers lost (%d values), %d of those values handed out, %d wasted",
+			len(dropped), lostValues, lostServed, lostValues-lostServed)
+		switch {
+		case recovery == "off" && lostServed != 0:
+			t.Errorf("recovery off: %d values of reservations whose answer was lost were handed out", lostServed)
+		case recovery == "on" && len(dropped) >= 10 && lostServed == 0:
+			t.Errorf("recovery on: none of the %d reservations whose answer was lost was recovered", len(dropped))
+		}
+	}
+	if ts.stats {
+		st, n, err := readTortureStats(pool.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line += fmt.Sprintf("; the children's stores (%d of them): %d requests, %d conflicts (412) retried, %d throttled (429), %.0f RU",
+			n, st.Requests, st.Conflicts, st.Throttles, st.RequestUnits)
+	}
+	line += " (recovery " + recovery + ")"
 	tortureSummary(t, line)
-	switch {
-	case recovery == "off" && lostServed != 0:
-		t.Errorf("recovery off: %d values of reservations whose answer was lost were handed out", lostServed)
-	case recovery == "on" && len(dropped) >= 10 && lostServed == 0:
-		t.Errorf("recovery on: none of the %d reservations whose answer was lost was recovered", len(dropped))
-	}
 	if !rep.OK() {
 		t.Errorf("the records show values handed out twice, backwards or out of range: %q", rep.Examples)
 	}
@@ -200,7 +255,7 @@ func tortureRun(t *testing.T, pg, endpoint, recovery string, duration time.Durat
 	}
 	// The run must have exercised what it claims to.
 	if pool.kills == 0 || faults.Dropped+faults.Reset+faults.Delayed == 0 {
-		t.Errorf("too short to test anything: %d kills, faults %+v (raise %s)", pool.kills, faults, envTortureDuration)
+		t.Errorf("too short to test anything: %d kills, faults %+v (raise %s or %s)", pool.kills, faults, envTortureDuration, envTortureCosmosDuration)
 	}
 	pool.checkLogs()
 	for _, rec := range recs {
@@ -213,10 +268,14 @@ func tortureRun(t *testing.T, pg, endpoint, recovery string, duration time.Durat
 	}
 }
 
-// TestTortureChild is one process of TestTorture, which starts it by running
-// the test binary again; on its own it skips.
+// TestTortureChild is one process of TestTorture or TestTortureCosmos,
+// which start it by running the test binary again; on its own it skips.
 func TestTortureChild(t *testing.T) {
 	path, goroutines, pace, ctx := childSettings(t, "TestTorture", envChildRecord, envChildGoroutines, envChildPace, envChildLifetime)
+	writeStats := func() {}
+	if os.Getenv(envChildStats) == "1" {
+		writeStats = tortureChildStats(t, ctx, strings.TrimSuffix(path, ".rec")+".stats")
+	}
 	db, err := sql.Open("seqshim", os.Getenv(envChildDSN))
 	if err != nil {
 		t.Fatal(err)
@@ -242,6 +301,7 @@ func TestTortureChild(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
+	writeStats()
 	t.Logf("%d values, %d errors", values, errs)
 }
 
@@ -449,12 +509,19 @@ func TestOutage(t *testing.T) {
 // proxy endpoint, and the given seqshim parameters.
 func tortureDSN(t *testing.T, pg, table, endpoint string, params map[string]string) string {
 	t.Helper()
+	return tortureStoreDSN(t, pg, testenv.DynamoTable{Endpoint: endpoint, Name: table}.URL(""), params)
+}
+
+// tortureStoreDSN is the PostgreSQL URL with seqshim's store at storeURL,
+// and the given seqshim parameters.
+func tortureStoreDSN(t *testing.T, pg, storeURL string, params map[string]string) string {
+	t.Helper()
 	u, err := url.Parse(pg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	q := u.Query()
-	q.Set("seqshim.store", testenv.DynamoTable{Endpoint: endpoint, Name: table}.URL(""))
+	q.Set("seqshim.store", storeURL)
 	for k, v := range params {
 		q.Set(k, v)
 	}

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seqshim/seqshim/cosmosstore"
 	"github.com/seqshim/seqshim/dynamostore"
+	"github.com/seqshim/seqshim/internal/testkit/testenv"
 )
 
 func TestInit(t *testing.T) {
@@ -22,6 +24,25 @@ func TestInit(t *testing.T) {
 		// Before init the table does not exist: listing fails.
 		ts.fails(exitFailed, "list")
 		testInit(t, ts, "DynamoDB table "+u.Table+" is ACTIVE")
+	})
+	t.Run("cosmos", func(t *testing.T) {
+		t.Setenv(cosmosstore.EnvKey, testenv.CosmosKey)
+		c := testenv.CosmosContainerToCreate(t)
+		ts := &tester{t: t, store: c.URL("")}
+		// Before init the database does not exist: listing fails.
+		ts.fails(exitFailed, "list")
+		testInit(t, ts, "Cosmos DB container "+c.Database+"/"+c.Container+" exists")
+		props, err := c.Client.NewContainer(c.Database, c.Container)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := props.Read(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := resp.ContainerProperties.PartitionKeyDefinition.Paths; len(p) != 1 || p[0] != "/id" {
+			t.Errorf("the container init made is partitioned on %q, want /id", p)
+		}
 	})
 	t.Run("postgres", func(t *testing.T) {
 		conn, pgURL, _ := pgSchema(t)

@@ -30,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	_ "github.com/seqshim/seqshim/cosmosstore"
 	_ "github.com/seqshim/seqshim/dynamostore"
 	"github.com/seqshim/seqshim/internal/storeurl"
 	_ "github.com/seqshim/seqshim/memstore"
