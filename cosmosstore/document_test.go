@@ -10,7 +10,11 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
+	"github.com/seqshim/seqshim/sequence"
 )
+
+func mustSpec() sequence.Spec { return sequence.DefaultSpec() }
 
 func TestEscapeID(t *testing.T) {
 	seen := map[string]string{}

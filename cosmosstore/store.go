@@ -205,6 +205,9 @@ func (s *Store) read(ctx context.Context, key string) (*state, error) {
 	if d.Name != key {
 		return nil, fmt.Errorf("document %q holds key %q, want %q", id, d.Name, key)
 	}
+	if resp.ETag == "" {
+		return nil, fmt.Errorf("document %q came without an ETag", id) // a replace could not be conditioned on it
+	}
 	return &state{doc: d, etag: resp.ETag}, nil
 }
 
@@ -305,7 +308,11 @@ func (s *Store) update(ctx context.Context, op, name string, cached bool, fn fun
 			resp, err := s.container.ReplaceItem(ctx, pk, id, body, opts)
 			if err == nil {
 				s.charge(resp.RequestCharge)
-				s.remember(name, state{doc: d, etag: resp.ETag})
+				if resp.ETag != "" {
+					s.remember(name, state{doc: d, etag: resp.ETag})
+				} else {
+					s.forget(name) // read it next time: never If-Match on nothing
+				}
 				return d, nil
 			}
 			lastErr = err
@@ -803,6 +810,9 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 			}
 			s.charge(resp.RequestCharge)
 			fenced.etag = resp.ETag
+			if fenced.etag == "" {
+				continue // read the fenced document, and its ETag, again
+			}
 		}
 		moved := fenced.doc
 		moved.ID, moved.Name, moved.Moved, moved.From = escapeID(newKey), newKey, "", oldKey
