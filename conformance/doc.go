@@ -17,11 +17,13 @@
 //
 // TestConformance runs every scenario on the targets native (pgx), memory,
 // sqlite, postgres (sqlstore), shadow (seqshim.mode=shadow with a memory:
-// store: the database answers, so the transcript must be native's exactly)
-// and dynamodb (dynalite), each time on a fresh database (CREATE DATABASE
-// per scenario and target) and a fresh store, so names such as public.s
-// work unchanged. It needs SEQSHIM_TEST_PG and
-// SEQSHIM_TEST_DYNAMODB (see scripts/test) and ends with the line
+// store: the database answers, so the transcript must be native's exactly),
+// dynamodb (dynalite) and cosmos (cosmosstore on the Cosmos DB emulator),
+// each time on a fresh database (CREATE DATABASE per scenario and target)
+// and a fresh store (on DynamoDB and Cosmos DB, a prefix of its own in the
+// run's one table or container), so names such as public.s work unchanged.
+// It needs SEQSHIM_TEST_PG, SEQSHIM_TEST_DYNAMODB and SEQSHIM_TEST_COSMOS
+// (see scripts/test) and ends with the line
 //
 //	conformance: N passed, M failed
 //
@@ -35,8 +37,8 @@
 // prefix is one id space). TestMultiDB runs each natively, every db= name a
 // fresh database of its own, and through seqshim with the stores memory,
 // sqlite, postgres (sqlstore in a database of its own, which outlives the
-// scenario's) and dynamodb, every db= name a fresh database too and all of
-// them sharing one store, fresh per run. [RunDatabases] runs them on a
+// scenario's), dynamodb and cosmos, every db= name a fresh database too and
+// all of them sharing one store, fresh per run. [RunDatabases] runs them on a
 // [Databases]. The only differences allowed from PostgreSQL are the values
 // of id columns (ids=, seen=), which must be unique across the databases,
 // and the steps marked differs, which say in the file what seqshim answers
@@ -167,20 +169,24 @@
 //
 // TestTorture (torture_test.go, pieces in internal/testkit/torture) runs 8
 // child processes × 32 goroutines drawing values through the seqshim driver
-// from one dynalite table behind a fault proxy (responses dropped after the store
-// applied them, delays, resets), while a controller SIGKILLs and restarts
-// them; every value handed out is recorded, and the checker requires 0
-// duplicates and 0 values going backwards within a process.
-// TestTortureDatabases (issue 25) has child processes insert rows, ids left
-// to a bigserial default, into three databases sharing one store, under
-// SIGKILLs, while the first database is dropped WITH (FORCE), created again
-// and migrated again through seqshim; the children record every id INSERT …
-// RETURNING gave them, and the ids of the three tables and of the dropped
-// incarnation must show no duplicate. TestOutage stops
-// the store for longer than the buffer and checks that values keep coming
-// from the cache, then fail with seqcache.ErrUnavailable within
-// seqshim.max_wait, then come back without a restart. All three append their
-// summary lines to $SEQSHIM_TEST_TMP/summary.txt, which scripts/test prints.
+// from one dynalite table behind a fault proxy (responses dropped after the
+// store applied them, delays, resets), while a controller SIGKILLs and
+// restarts them; every value handed out is recorded, and the checker
+// requires 0 duplicates and 0 values going backwards within a process.
+// TestTortureCosmos is the same run on a Cosmos DB container of the
+// emulator, behind the same fault proxy (and a front that keeps the Azure
+// SDK, which sends its requests to the endpoint the account names, behind
+// it); its lines add up the children's store requests, 412 retries, 429s and
+// request units. TestTortureDatabases (issue 25) has child processes insert
+// rows, ids left to a bigserial default, into three databases sharing one
+// store, under SIGKILLs, while the first database is dropped WITH (FORCE),
+// created again and migrated again through seqshim; the children record
+// every id INSERT … RETURNING gave them, and the ids of the three tables and
+// of the dropped incarnation must show no duplicate. TestOutage stops the
+// store for longer than the buffer and checks that values keep coming from
+// the cache, then fail with seqcache.ErrUnavailable within seqshim.max_wait,
+// then come back without a restart. They append their summary lines to
+// $SEQSHIM_TEST_TMP/summary.txt, which scripts/test prints.
 //
 // # Caveats
 //

@@ -147,13 +147,13 @@ func (f *cosmosFront) rewrite(resp *http.Response) error {
 	return nil
 }
 
-// tortureChildStats makes the stores the driver of a child opens from then
-// on counted: every 100ms until ctx ends (a SIGKILL loses the counts of
-// the last 100ms at most), and when the function it returns is called (at
-// the end, once the database handle is closed), it writes the request
-// counts of the Cosmos DB store of the process (cosmosstore.Store.Stats) to
-// path as "REQUESTS CONFLICTS THROTTLES RU". Other stores are not counted.
-func tortureChildStats(t *testing.T, ctx context.Context, path string) (write func()) {
+// tortureChildStats keeps the Cosmos DB store the driver of a child opens
+// (through engine.OpenStore) and writes its request counts
+// (cosmosstore.Store.Stats) to path, as "REQUESTS CONFLICTS THROTTLES RU":
+// every 100ms until ctx ends (a SIGKILL loses the counts of the last 100ms
+// at most), and once more when the function it returns is called (at the
+// end, once the database handle is closed). Other stores are not counted.
+func tortureChildStats(t *testing.T, ctx context.Context, path string) (final func()) {
 	var st atomic.Pointer[cosmosstore.Store]
 	open := engine.OpenStore
 	engine.OpenStore = func(ctx context.Context, rawurl string) (sequence.Store, error) {
@@ -164,7 +164,7 @@ func tortureChildStats(t *testing.T, ctx context.Context, path string) (write fu
 		return s, err
 	}
 	t.Cleanup(func() { engine.OpenStore = open })
-	write = func() {
+	write := func() {
 		c := st.Load()
 		if c == nil {
 			return

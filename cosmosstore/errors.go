@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
 	"github.com/seqshim/seqshim/sequence"
@@ -36,6 +37,25 @@ func subStatus(err error) string {
 // document.
 func ownerMissing(err error) bool {
 	return status(err) == http.StatusNotFound && subStatus(err) == "1003"
+}
+
+// errCredential marks the errors of the credential [Open] signs in with:
+// no identity in azidentity's chain could get a token.
+var errCredential = errors.New("no Microsoft Entra token")
+
+// credential is the azidentity credential of a Store made by [Open],
+// whose errors it marks with errCredential: they mean the store cannot
+// work as configured, and nothing else the SDK answers can be told from a
+// transport error (azcosmos marks a write's lost connection NonRetriable,
+// as azidentity marks its own errors).
+type credential struct{ azcore.TokenCredential }
+
+func (c credential) GetToken(ctx context.Context, opts policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	tok, err := c.TokenCredential.GetToken(ctx, opts)
+	if err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("%w: %w", errCredential, err)
+	}
+	return tok, err
 }
 
 // wrap gives an error of operation op on sequence name (empty for the whole
@@ -80,14 +100,11 @@ func (s *Store) explain(err error) (string, bool) {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return "", false
 	}
-	var failed *azidentity.AuthenticationFailedError
-	if errors.As(err, &failed) {
-		return "refused the credentials azidentity found (check the identity's tenant, client id and secret)", true
-	}
-	// azidentity marks its errors NonRetriable; the one left is "no
-	// credential in the chain could get a token".
-	var credential interface{ NonRetriable() }
-	if errors.As(err, &credential) && status(err) == 0 {
+	if errors.Is(err, errCredential) {
+		var failed *azidentity.AuthenticationFailedError
+		if errors.As(err, &failed) {
+			return "cannot be reached: the identity azidentity's default chain found was refused a token (check its tenant, client id and secret, or its managed identity; or set " + EnvKey + " to the account's key)", true
+		}
 		return "cannot be reached without credentials, and none were found (set " + EnvKey + " to the account's key, or AZURE_CLIENT_ID with AZURE_TENANT_ID and a secret, certificate or workload identity, or run with a managed identity)", true
 	}
 	if errors.Is(err, ErrContainerSchema) {

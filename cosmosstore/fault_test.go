@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -280,5 +281,41 @@ func TestRenameInterrupted(t *testing.T) {
 	reserve(t, st, "public.b", 1, 8)
 	if _, err := st.Describe(ctx, "public.a"); !errors.Is(err, sequence.ErrNotFound) {
 		t.Errorf("Describe of the old name: %v, want ErrNotFound", err)
+	}
+}
+
+// TestNoCredentials: without AZURE_COSMOS_KEY, Open signs in with
+// azidentity's default chain; where it finds no identity, the store is
+// misconfigured and says what to set.
+func TestNoCredentials(t *testing.T) {
+	for _, k := range []string{cosmosstore.EnvKey, "AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_CLIENT_SECRET", "AZURE_FEDERATED_TOKEN_FILE",
+		"IDENTITY_ENDPOINT", "MSI_ENDPOINT", "AZURE_TOKEN_CREDENTIALS"} {
+		t.Setenv(k, "") // restored at the end
+		os.Unsetenv(k)
+	}
+	t.Setenv("PATH", t.TempDir()) // no az, azd or pwsh to ask
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := cosmosstore.Open(ctx, "cosmos://127.0.0.1:1/db/c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Check(ctx)
+	if !errors.Is(err, sequence.ErrMisconfigured) || !strings.Contains(err.Error(), cosmosstore.EnvKey) {
+		t.Errorf("Check without credentials: %v; want ErrMisconfigured naming %s", err, cosmosstore.EnvKey)
+	}
+}
+
+// TestBrokenConnection: a write whose connection broke is a transient
+// error (azcosmos marks it NonRetriable, as azidentity marks its own), not
+// a configuration one.
+func TestBrokenConnection(t *testing.T) {
+	ctx := context.Background()
+	st, f := faultyStore(t)
+	createSeq(t, st, "public.s")
+	f.add(&rule{method: http.MethodPut, times: -1})
+	_, err := st.Reserve(ctx, "public.s", 1)
+	if err == nil || errors.Is(err, sequence.ErrMisconfigured) || !sequence.IsTransient(err) {
+		t.Errorf("Reserve through a broken connection: %v; want a transient error", err)
 	}
 }

@@ -127,7 +127,7 @@ func Open(ctx context.Context, rawurl string, optFns ...func(*Options)) (*Store,
 		if err != nil {
 			return nil, sequence.Misconfigured(fmt.Errorf("cosmosstore: %s: no credentials: set %s, or configure azidentity's default chain: %w", p.Endpoint, EnvKey, err))
 		}
-		client, err = azcosmos.NewClient(p.Endpoint, cred, &co)
+		client, err = azcosmos.NewClient(p.Endpoint, credential{cred}, &co)
 		if err != nil {
 			return nil, fmt.Errorf("cosmosstore: %s: %w", p.Endpoint, err)
 		}

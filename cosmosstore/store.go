@@ -74,7 +74,7 @@ type Store struct {
 	opts      Options
 
 	mu    sync.Mutex
-	known map[string]state         // per name: the document and ETag of the last response
+	known map[string]state         // per name: the document and ETag of the last write, or of the read before it (only updates, which take turns, remember: a read finishing after a write must not overwrite it)
 	turns map[string]chan struct{} // per name: held by the update under way (see turn)
 
 	stats struct {
@@ -276,12 +276,14 @@ func (s *Store) update(ctx context.Context, op, name string, cached bool, fn fun
 		}
 		d := cur.doc
 		act, err := fn(&d)
+		if (err != nil || act == keep) && !fresh {
+			// Decided on the remembered document, which may be stale:
+			// read it and decide again.
+			cur = nil
+			attempt--
+			continue
+		}
 		if err != nil {
-			if !fresh {
-				cur = nil
-				attempt--
-				continue
-			}
 			return document{}, err
 		}
 		id := d.ID
@@ -476,7 +478,6 @@ func (s *Store) Recover(ctx context.Context, name string, token sequence.Token) 
 	if err != nil {
 		return sequence.Block{}, false, s.wrap("recover", name, err)
 	}
-	s.remember(name, *st)
 	return st.doc.tokenBlock(spec), true, nil
 }
 
@@ -703,7 +704,6 @@ func (s *Store) Describe(ctx context.Context, name string) (sequence.Info, error
 	if err != nil {
 		return sequence.Info{}, s.wrap("describe", name, err)
 	}
-	s.remember(name, *st)
 	return info, nil
 }
 
