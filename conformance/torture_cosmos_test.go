@@ -87,15 +87,16 @@ func startCosmosFront(t *testing.T, endpoint string) *cosmosFront {
 		t.Fatal(err)
 	}
 	f := &cosmosFront{}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	director := rp.Director
-	rp.Director = func(r *http.Request) {
-		director(r)
-		if isAccountRead(r) {
-			r.Header.Del("Accept-Encoding") // an answer it can rewrite
-		}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.Host = r.In.Host
+			if isAccountRead(r.Out) {
+				r.Out.Header.Del("Accept-Encoding") // an answer it can rewrite
+			}
+		},
+		ModifyResponse: f.rewrite,
 	}
-	rp.ModifyResponse = f.rewrite
 	rp.Transport = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
 	f.Server = httptest.NewServer(rp)
 	t.Cleanup(f.Close)
