@@ -82,12 +82,41 @@ seqshim_start_postgres() {
 	seqshim_log "PostgreSQL $("$SEQSHIM_PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$port"
 }
 
+# seqshim_serve NAME FN runs "FN PORT" in the background on a free port
+# (FN execs a server listening on 127.0.0.1:PORT; its output goes to
+# $SEQSHIM_TEST_TMP/NAME.log) and waits until the port answers. A port free
+# when chosen can be taken before the server binds it: then another one is
+# tried, five times in all. Sets seqshim_pid and seqshim_port.
+seqshim_serve() {
+	local name=$1 fn=$2 i attempt
+	for attempt in 1 2 3 4 5; do
+		seqshim_port=$(seqshim_free_port)
+		"$fn" "$seqshim_port" >"$SEQSHIM_TEST_TMP/$name.log" 2>&1 &
+		seqshim_pid=$!
+		for i in $(seq 1 100); do
+			if ! kill -0 "$seqshim_pid" 2>/dev/null; then
+				break
+			fi
+			if (exec 3<>"/dev/tcp/127.0.0.1/$seqshim_port") 2>/dev/null; then
+				return 0
+			fi
+			sleep 0.1
+		done
+		kill "$seqshim_pid" 2>/dev/null || true
+		wait "$seqshim_pid" 2>/dev/null || true
+		cat "$SEQSHIM_TEST_TMP/$name.log" >&2
+		seqshim_log "$name did not start on port $seqshim_port (attempt $attempt of 5)"
+	done
+	seqshim_pid=
+	return 1
+}
+
 seqshim_start_dynalite() {
 	if ! command -v npm >/dev/null; then
 		seqshim_log "npm not found; DynamoDB tests will skip"
 		return 0
 	fi
-	local dir="$seqshim_root/.tmp/dynalite" port i attempt
+	local dir="$seqshim_root/.tmp/dynalite"
 	if [[ ! -f "$dir/node_modules/dynalite/cli.js" ]]; then
 		mkdir -p "$dir"
 		npm install --prefix "$dir" --no-audit --no-fund --silent dynalite@4.0.0 >&2
@@ -102,29 +131,15 @@ seqshim_start_dynalite() {
 		if (e && e.syscall === 'listen') { console.error('dynalite:', e.message); process.exit(1) }
 		console.error('dynalite: uncaught:', e && e.message)
 	}); require(process.argv[1])"
-	for attempt in 1 2 3 4 5; do
-		port=$(seqshim_free_port)
-		node -e "$guard" "$dir/node_modules/dynalite/cli.js" --host 127.0.0.1 --port "$port" --createTableMs 0 \
-			--deleteTableMs 0 --updateTableMs 0 >"$SEQSHIM_TEST_TMP/dynalite.log" 2>&1 &
-		SEQSHIM_DYNALITE_PID=$!
-		for i in $(seq 1 100); do
-			if ! kill -0 "$SEQSHIM_DYNALITE_PID" 2>/dev/null; then
-				break
-			fi
-			if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-				export SEQSHIM_TEST_DYNAMODB="http://127.0.0.1:$port"
-				seqshim_log "dynalite 4.0.0 on 127.0.0.1:$port"
-				return 0
-			fi
-			sleep 0.1
-		done
-		kill "$SEQSHIM_DYNALITE_PID" 2>/dev/null || true
-		wait "$SEQSHIM_DYNALITE_PID" 2>/dev/null || true
-		cat "$SEQSHIM_TEST_TMP/dynalite.log" >&2
-		seqshim_log "dynalite did not start on port $port (attempt $attempt of 5)"
-	done
-	unset SEQSHIM_DYNALITE_PID
-	return 1
+	# shellcheck disable=SC2317 # run by seqshim_serve
+	seqshim_dynalite() {
+		exec node -e "$guard" "$dir/node_modules/dynalite/cli.js" --host 127.0.0.1 --port "$1" --createTableMs 0 \
+			--deleteTableMs 0 --updateTableMs 0
+	}
+	seqshim_serve dynalite seqshim_dynalite || return 1
+	SEQSHIM_DYNALITE_PID=$seqshim_pid
+	export SEQSHIM_TEST_DYNAMODB="http://127.0.0.1:$seqshim_port"
+	seqshim_log "dynalite 4.0.0 on 127.0.0.1:$seqshim_port"
 }
 
 # The Cosmos DB emulator: @vercel/cosmosdb-server, pinned, on plain HTTP,
@@ -134,34 +149,18 @@ seqshim_start_cosmos() {
 		seqshim_log "npm not found; Cosmos DB tests will skip"
 		return 0
 	fi
-	local dir="$seqshim_root/.tmp/cosmosdb-server" version=1.0.1 port i attempt
+	local dir="$seqshim_root/.tmp/cosmosdb-server" version=1.0.1
 	if [[ ! -f "$dir/node_modules/@vercel/cosmosdb-server/package.json" ]] ||
 		! grep -q "\"version\": \"$version\"" "$dir/node_modules/@vercel/cosmosdb-server/package.json"; then
 		mkdir -p "$dir"
 		npm install --prefix "$dir" --no-audit --no-fund --silent "@vercel/cosmosdb-server@$version" >&2
 	fi
-	for attempt in 1 2 3 4 5; do
-		port=$(seqshim_free_port)
-		node "$seqshim_root/scripts/cosmosdb-server.js" "$dir/node_modules" 127.0.0.1 "$port" >"$SEQSHIM_TEST_TMP/cosmosdb-server.log" 2>&1 &
-		SEQSHIM_COSMOS_PID=$!
-		for i in $(seq 1 100); do
-			if ! kill -0 "$SEQSHIM_COSMOS_PID" 2>/dev/null; then
-				break
-			fi
-			if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-				export SEQSHIM_TEST_COSMOS="http://127.0.0.1:$port"
-				seqshim_log "cosmosdb-server $version on 127.0.0.1:$port"
-				return 0
-			fi
-			sleep 0.1
-		done
-		kill "$SEQSHIM_COSMOS_PID" 2>/dev/null || true
-		wait "$SEQSHIM_COSMOS_PID" 2>/dev/null || true
-		cat "$SEQSHIM_TEST_TMP/cosmosdb-server.log" >&2
-		seqshim_log "cosmosdb-server did not start on port $port (attempt $attempt of 5)"
-	done
-	unset SEQSHIM_COSMOS_PID
-	return 1
+	# shellcheck disable=SC2317 # run by seqshim_serve
+	seqshim_cosmos() { exec node "$seqshim_root/scripts/cosmosdb-server.js" "$dir/node_modules" 127.0.0.1 "$1"; }
+	seqshim_serve cosmosdb-server seqshim_cosmos || return 1
+	SEQSHIM_COSMOS_PID=$seqshim_pid
+	export SEQSHIM_TEST_COSMOS="http://127.0.0.1:$seqshim_port"
+	seqshim_log "cosmosdb-server $version on 127.0.0.1:$seqshim_port"
 }
 
 seqshim_start_postgres
