@@ -16,6 +16,7 @@ import (
 
 	"github.com/seqshim/seqshim/cosmosstore"
 	"github.com/seqshim/seqshim/internal/testkit/testenv"
+	"github.com/seqshim/seqshim/seqcache"
 	"github.com/seqshim/seqshim/sequence"
 )
 
@@ -317,5 +318,43 @@ func TestBrokenConnection(t *testing.T) {
 	_, err := st.Reserve(ctx, "public.s", 1)
 	if err == nil || errors.Is(err, sequence.ErrMisconfigured) || !sequence.IsTransient(err) {
 		t.Errorf("Reserve through a broken connection: %v; want a transient error", err)
+	}
+}
+
+// TestThrottledCache: a cache over the store counts Cosmos DB's 429s as
+// throttling, which its sizing takes as back-pressure (longer spans, as
+// for DynamoDB's ThrottlingException), and serves again once they stop.
+func TestThrottledCache(t *testing.T) {
+	st, f := faultyStore(t, func(o *cosmosstore.Options) { o.MaxAttempts = 2 })
+	createSeq(t, st, "public.s")
+	cache := seqcache.New(st, func(o *seqcache.Options) {
+		o.MinBlock, o.MaxBlock, o.MaxWait = 5, 5, 200*time.Millisecond
+	})
+	defer cache.Close()
+	ctx := context.Background()
+	if _, err := cache.Next(ctx, "public.s"); err != nil {
+		t.Fatal(err)
+	}
+	f.add(&rule{method: http.MethodPut, times: -1, status: http.StatusTooManyRequests, header: http.Header{"X-Ms-Retry-After-Ms": {"1"}}})
+	var err error
+	for range 20 {
+		if _, err = cache.Next(ctx, "public.s"); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		t.Fatal("20 values served from blocks of 5 while every reservation was throttled")
+	}
+	if s := cache.Stats("public.s"); s.Throttled == 0 {
+		t.Errorf("the cache counted no throttled store call: %+v", s)
+	}
+	f.clear()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := cache.Next(ctx, "public.s"); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no value a minute after the throttling stopped: %v", err)
+		}
 	}
 }
