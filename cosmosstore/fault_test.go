@@ -157,6 +157,16 @@ func TestThrottled(t *testing.T) {
 	}
 	f.clear()
 	reserve(t, st, "public.s", 10, 21) // the throttled attempts wrote nothing
+
+	// A throttled read is waited out as well: a lost race (412) makes the
+	// next reservation read the document, and that read is throttled twice.
+	f.add(&rule{method: http.MethodGet, times: 2, status: http.StatusTooManyRequests, header: throttle})
+	f.add(&rule{method: http.MethodPut, times: 1, status: http.StatusPreconditionFailed})
+	before = st.Stats()
+	reserve(t, st, "public.s", 10, 31)
+	if got := st.Stats(); got.Throttles-before.Throttles != 2 || got.Conflicts-before.Conflicts != 1 {
+		t.Errorf("%d throttled reads and %d lost races counted, want 2 and 1", got.Throttles-before.Throttles, got.Conflicts-before.Conflicts)
+	}
 }
 
 // TestLostAnswer: a replace applied whose answer is lost is sent again by

@@ -43,8 +43,9 @@ type Options struct {
 	Now func() time.Time
 
 	// ClientOptions are used by [Open] only, for the azcosmos client it
-	// makes (a transport, logging, telemetry). Its retry policy is
-	// replaced: 429 is the Store's to retry (see the package documentation).
+	// makes (a transport, logging, telemetry, retry delays). Its retried
+	// status codes are set to 408, 500, 502, 503 and 504: 429 is the
+	// Store's to retry and count (see the package documentation).
 	ClientOptions *azcosmos.ClientOptions
 }
 
@@ -263,12 +264,20 @@ func (s *Store) update(ctx context.Context, op, name string, cached bool, fn fun
 		if attempt >= s.opts.MaxAttempts {
 			s.forget(name)
 			if status(lastErr) == http.StatusTooManyRequests {
-				return document{}, sequence.Throttled(s.wrap(op, name, lastErr))
+				return document{}, s.wrap(op, name, lastErr) // marked throttled
 			}
 			return document{}, conflictError(name)
 		}
 		if cur == nil {
 			st, err := s.load(ctx, name)
+			if status(err) == http.StatusTooManyRequests {
+				lastErr = err
+				s.stats.throttles.Add(1)
+				if err := s.sleep(ctx, retryAfter(err)); err != nil {
+					return document{}, err
+				}
+				continue
+			}
 			if err != nil {
 				return document{}, err
 			}
