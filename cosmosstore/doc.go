@@ -32,10 +32,11 @@
 // With an account key, everything works, seqctl init included. With an
 // Entra identity, the data plane needs a Cosmos DB SQL role assigned on the
 // account, the database or the container: the built-in "Cosmos DB Built-in
-// Data Contributor", or a custom role with the actions
-// Microsoft.DocumentDB/databaseAccounts/readMetadata and
-// Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/items/*
-// (read, create, replace, delete, and executeQuery for List). Data-plane
+// Data Contributor", or the custom role [RoleDefinition] prints (seqctl
+// policy): a service needs readMetadata and items/read and items/replace;
+// seqctl and sequence DDL also items/create, items/delete and
+// executeQuery (List). A role cannot be confined to a key prefix, only to
+// the container. Data-plane
 // roles cannot create databases or containers: create them with the Azure
 // CLI, Bicep or Terraform (partition key /id; see [ContainerProperties])
 // and run seqctl check.

@@ -6,11 +6,24 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/seqshim/seqshim/cosmosstore"
 	"github.com/seqshim/seqshim/dynamostore"
 )
 
+// storeURLOrEnvString is the store URL of --store, else of $SEQSHIM_STORE,
+// else "".
+func (a *app) storeURLOrEnvString() string {
+	if a.storeURL != "" {
+		return a.storeURL
+	}
+	return a.getenv(envStore)
+}
+
 const policyDoc = `
-Prints the least-privilege IAM policy (JSON) for a DynamoDB store.
+Prints the least-privilege IAM policy (JSON) for a DynamoDB store, or, for a
+cosmos:// store URL, the Cosmos DB SQL role definition (JSON; create it with
+az cosmosdb sql role definition create --body, assign it to the service's
+identity on the container). A Cosmos DB role cannot be confined to a prefix.
 
 Without --admin it is what a service running the seqshim driver needs:
 dynamodb:GetItem and UpdateItem on the table, confined by
@@ -39,12 +52,16 @@ func (a *app) cmdPolicy(ctx context.Context, args []string) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if !set["table"] || !set["prefix"] {
-		u := a.storeURL
-		if u == "" {
-			u = a.getenv(envStore)
+	if u := a.storeURLOrEnvString(); strings.HasPrefix(strings.ToLower(u), "cosmos") && !set["table"] {
+		p, err := cosmosstore.ParseURL(u)
+		if err != nil {
+			return usagef("%v", err)
 		}
-		if strings.HasPrefix(strings.ToLower(u), "dynamodb:") {
+		_, err = fmt.Fprint(a.stdout, cosmosstore.RoleDefinition(p.Database, p.Container, *admin))
+		return err
+	}
+	if !set["table"] || !set["prefix"] {
+		if u := a.storeURLOrEnvString(); strings.HasPrefix(strings.ToLower(u), "dynamodb:") {
 			p, err := dynamostore.ParseURL(u)
 			if err != nil {
 				return usagef("%v", err)

@@ -55,3 +55,28 @@ func TestPolicy(t *testing.T) {
 		ts.ok("next", "s")
 	})
 }
+
+// TestPolicyCosmos: for a cosmos:// store URL, policy prints the Cosmos DB
+// role definition on the URL's container.
+func TestPolicyCosmos(t *testing.T) {
+	ts := &tester{t: t, store: "cosmos://acct.documents.azure.com/seqshim/sequences?prefix=app%2F"}
+	var def struct {
+		RoleName         string
+		Type             string
+		AssignableScopes []string
+		Permissions      []struct{ DataActions []string }
+	}
+	for _, admin := range []bool{false, true} {
+		args := []string{"policy"}
+		if admin {
+			args = append(args, "--admin")
+		}
+		decode(t, ts.ok(args...), &def)
+		actions := strings.Join(def.Permissions[0].DataActions, " ")
+		if def.Type != "CustomRole" || len(def.AssignableScopes) != 1 || def.AssignableScopes[0] != "/dbs/seqshim/colls/sequences" ||
+			!strings.Contains(actions, "items/replace") || strings.Contains(actions, "items/delete") != admin ||
+			strings.Contains(actions, "executeQuery") != admin {
+			t.Errorf("policy (admin %v) for a Cosmos DB store: %+v", admin, def)
+		}
+	}
+}
