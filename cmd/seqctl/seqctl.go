@@ -95,7 +95,7 @@ var commands = []command{
 	{"watch", "live view of rates, burn per day and time to exhaustion", (*app).cmdWatch},
 	{"check", "check runway, burn per day and staleness against thresholds (exit 6 if any fails)", (*app).cmdCheck},
 	{"members", "the databases sharing a counter: prune those gone, detach one (members prune, members detach)", (*app).cmdMembers},
-	{"policy", "print the least-privilege IAM policy for a DynamoDB store", (*app).cmdPolicy},
+	{"policy", "print the least-privilege IAM policy (DynamoDB) or role (Cosmos DB) for a store", (*app).cmdPolicy},
 	{"version", "print seqctl's version and the VCS revision it was built from", (*app).cmdVersion},
 }
 
