@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seqshim/seqshim/internal/testkit/torture"
+	"github.com/seqshim/seqshim/sequence"
 )
 
 // childPool runs the children of a torture test: processes of the test
@@ -144,6 +147,35 @@ func (p *childPool) stopAll() {
 // records lists the record files the children wrote.
 func (p *childPool) records() ([]string, error) {
 	return filepath.Glob(filepath.Join(p.dir, "*.rec"))
+}
+
+// check reads the children's records, each named after its file, and
+// checks them against what the store issued of seq: values from start to
+// the store's position.
+func (p *childPool) check(ctx context.Context, t *testing.T, store sequence.Admin, seq string, start int64) ([]torture.Record, torture.Report) {
+	t.Helper()
+	info, err := store.Describe(ctx, seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := info.Position.Last
+	if !info.Position.Called {
+		last-- // Last itself is the next value
+	}
+	files, err := p.records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []torture.Record
+	for _, f := range files {
+		rec, err := torture.ReadRecord(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Name = strings.TrimSuffix(filepath.Base(f), ".rec")
+		recs = append(recs, rec)
+	}
+	return recs, torture.Check(recs, start, last)
 }
 
 // childSettings reads a child's settings from its environment: the path

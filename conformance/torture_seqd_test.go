@@ -261,28 +261,7 @@ func seqdTortureRun(t *testing.T, endpoint string, cfg seqdRun, seed uint64) {
 	faults := proxy.Counts()
 
 	// What the store issued, and what the clients recorded.
-	info, err := store.Describe(ctx, seq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	last := info.Position.Last
-	if !info.Position.Called {
-		last-- // Last itself is the next value
-	}
-	files, err := pool.records()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []torture.Record
-	for _, f := range files {
-		rec, err := torture.ReadRecord(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec.Name = strings.TrimSuffix(filepath.Base(f), ".rec")
-		recs = append(recs, rec)
-	}
-	rep := torture.Check(recs, spec.Start, last)
+	recs, rep := pool.check(ctx, t, store, seq, spec.Start)
 
 	// The block requests, as the clients timed them, and the blocks the
 	// servers got from the store.

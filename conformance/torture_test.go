@@ -187,28 +187,7 @@ func tortureRun(t *testing.T, pg string, ts tortureStore, recovery string, durat
 	t.Logf("children stopped in %v", time.Since(stopping).Round(time.Millisecond))
 	faults := proxy.Counts()
 
-	info, err := store.Describe(ctx, seq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	last := info.Position.Last
-	if !info.Position.Called {
-		last-- // Last itself is the next value
-	}
-	files, err := pool.records()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []torture.Record
-	for _, f := range files {
-		rec, err := torture.ReadRecord(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec.Name = filepath.Base(f)
-		recs = append(recs, rec)
-	}
-	rep := torture.Check(recs, spec.Start, last)
+	recs, rep := pool.check(ctx, t, store, seq, spec.Start)
 	label := "torture"
 	if ts.name != "" {
 		label += " (" + ts.name + ")"
