@@ -246,10 +246,10 @@ const (
 // instead of two when nobody else wrote); an error fn returns for a
 // document not read in this call is not final either: the document is
 // read and fn called again.
-func (s *Store) update(ctx context.Context, op, name string, cached bool, fn func(d *document) (action, error)) (document, error) {
+func (s *Store) update(ctx context.Context, op, name string, cached bool, fn func(d *document) (action, error)) error {
 	release, err := s.turn(ctx, name)
 	if err != nil {
-		return document{}, err
+		return err
 	}
 	defer release()
 	var cur *state
@@ -264,9 +264,9 @@ func (s *Store) update(ctx context.Context, op, name string, cached bool, fn fun
 		if attempt >= s.opts.MaxAttempts {
 			s.forget(name)
 			if status(lastErr) == http.StatusTooManyRequests {
-				return document{}, s.wrap(op, name, lastErr) // marked throttled
+				return s.wrap(op, name, lastErr) // marked throttled
 			}
-			return document{}, conflictError(name)
+			return sequence.ConflictError(name)
 		}
 		if cur == nil {
 			st, err := s.load(ctx, name)
@@ -274,12 +274,12 @@ func (s *Store) update(ctx context.Context, op, name string, cached bool, fn fun
 				lastErr = err
 				s.stats.throttles.Add(1)
 				if err := s.sleep(ctx, retryAfter(err)); err != nil {
-					return document{}, err
+					return err
 				}
 				continue
 			}
 			if err != nil {
-				return document{}, err
+				return err
 			}
 			cur, fresh = st, true
 		}
@@ -293,65 +293,79 @@ func (s *Store) update(ctx context.Context, op, name string, cached bool, fn fun
 			continue
 		}
 		if err != nil {
-			return document{}, err
+			return err
 		}
-		id := d.ID
-		pk := azcosmos.NewPartitionKeyString(id)
-		etag := cur.etag
-		opts := &azcosmos.ItemOptions{IfMatchEtag: &etag}
 		switch act {
 		case keep:
 			s.remember(name, *cur)
-			return d, nil
+			return nil
 		case remove:
-			resp, err := s.container.DeleteItem(ctx, pk, id, opts)
-			if err == nil {
-				s.charge(resp.RequestCharge)
+			if lastErr = s.delete(ctx, d.ID, cur.etag); lastErr == nil {
 				s.forget(name)
-				return d, nil
+				return nil
 			}
-			lastErr = err
 		case replace:
-			body, merr := json.Marshal(&d)
-			if merr != nil {
-				return document{}, merr
-			}
-			resp, err := s.container.ReplaceItem(ctx, pk, id, body, opts)
-			if err == nil {
-				s.charge(resp.RequestCharge)
-				if resp.ETag != "" {
-					s.remember(name, state{doc: d, etag: resp.ETag})
+			var etag azcore.ETag
+			if etag, lastErr = s.replace(ctx, d, cur.etag); lastErr == nil {
+				if etag != "" {
+					s.remember(name, state{doc: d, etag: etag})
 				} else {
 					s.forget(name) // read it next time: never If-Match on nothing
 				}
-				return d, nil
+				return nil
 			}
-			lastErr = err
 		}
-		s.charged(lastErr)
 		cur, fresh = nil, false
 		switch status(lastErr) {
 		case http.StatusPreconditionFailed:
 			s.stats.conflicts.Add(1)
 			if err := s.sleep(ctx, s.backoff(attempt)); err != nil {
-				return document{}, err
+				return err
 			}
 		case http.StatusTooManyRequests:
 			s.stats.throttles.Add(1)
 			if err := s.sleep(ctx, retryAfter(lastErr)); err != nil {
-				return document{}, err
+				return err
 			}
 		case http.StatusNotFound:
 			if ownerMissing(lastErr) {
-				return document{}, s.wrap(op, name, lastErr)
+				return s.wrap(op, name, lastErr)
 			}
 			s.forget(name)
-			return document{}, sequence.NotFoundError(name)
+			return sequence.NotFoundError(name)
 		default:
 			s.forget(name)
-			return document{}, s.wrap(op, name, lastErr)
+			return s.wrap(op, name, lastErr)
 		}
 	}
+}
+
+// replace writes d over the document with If-Match on etag and returns
+// the new ETag; its request is counted either way.
+func (s *Store) replace(ctx context.Context, d document, etag azcore.ETag) (azcore.ETag, error) {
+	body, err := json.Marshal(&d)
+	if err != nil {
+		return "", err
+	}
+	resp, err := s.container.ReplaceItem(ctx, azcosmos.NewPartitionKeyString(d.ID), d.ID, body, &azcosmos.ItemOptions{IfMatchEtag: &etag})
+	if err != nil {
+		s.charged(err)
+		return "", err
+	}
+	s.charge(resp.RequestCharge)
+	return resp.ETag, nil
+}
+
+// delete deletes the document id with If-Match on etag; its request is
+// counted either way.
+func (s *Store) delete(ctx context.Context, id string, etag azcore.ETag) error {
+	resp, err := s.container.DeleteItem(ctx, azcosmos.NewPartitionKeyString(id), id, &azcosmos.ItemOptions{IfMatchEtag: &etag})
+	if err != nil {
+		s.charged(err)
+		return err
+	}
+	s.charge(resp.RequestCharge)
+	return nil
 }
 
 // turn waits until no other update of name is under way in this Store, or
@@ -437,7 +451,7 @@ func (s *Store) reserve(ctx context.Context, name string, n int64, token sequenc
 		tok = token.String()
 	}
 	var b sequence.Block
-	_, err := s.update(ctx, "reserve", name, true, func(d *document) (action, error) {
+	err := s.update(ctx, "reserve", name, true, func(d *document) (action, error) {
 		info, err := d.info(name)
 		if err != nil {
 			return keep, err
@@ -510,7 +524,7 @@ func (s *Store) Release(ctx context.Context, name string, unused sequence.Block)
 		return false, err
 	}
 	released := false
-	_, err := s.update(ctx, "release", name, true, func(d *document) (action, error) {
+	err := s.update(ctx, "release", name, true, func(d *document) (action, error) {
 		released = false
 		info, err := d.info(name)
 		if err != nil {
@@ -612,7 +626,7 @@ func (s *Store) change(ctx context.Context, op, name string, fn func(info *seque
 		return sequence.Info{}, err
 	}
 	var out sequence.Info
-	_, err := s.update(ctx, op, name, false, func(d *document) (action, error) {
+	err := s.update(ctx, op, name, false, func(d *document) (action, error) {
 		info, err := d.info(name)
 		if err != nil {
 			return keep, s.wrap(op, name, err)
@@ -642,7 +656,7 @@ func (s *Store) Attach(ctx context.Context, name string, m sequence.Member, coun
 		return sequence.Info{}, err
 	}
 	var out sequence.Info
-	_, err := s.update(ctx, "attach", name, false, func(d *document) (action, error) {
+	err := s.update(ctx, "attach", name, false, func(d *document) (action, error) {
 		info, err := d.info(name)
 		if err != nil {
 			return keep, s.wrap("attach", name, err)
@@ -666,7 +680,7 @@ func (s *Store) Detach(ctx context.Context, name, db string) (bool, error) {
 		return false, err
 	}
 	dropped := false
-	_, err := s.update(ctx, "detach", name, false, func(d *document) (action, error) {
+	err := s.update(ctx, "detach", name, false, func(d *document) (action, error) {
 		dropped = false
 		members, err := sequence.DecodeMembers(d.Members)
 		if err != nil {
@@ -696,7 +710,7 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	_, err := s.update(ctx, "drop", name, false, func(*document) (action, error) { return remove, nil })
+	err := s.update(ctx, "drop", name, false, func(*document) (action, error) { return remove, nil })
 	return err
 }
 
@@ -769,7 +783,7 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 	defer s.forget(newName)
 	for attempt := 0; ; attempt++ {
 		if attempt >= s.opts.MaxAttempts {
-			return conflictError(name)
+			return sequence.ConflictError(name)
 		}
 		old, err := s.read(ctx, oldKey)
 		if err != nil {
@@ -800,15 +814,8 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 				return sequence.ExistsError(newName)
 			}
 			fenced.doc.Moved = newKey
-			body, err := json.Marshal(&fenced.doc)
-			if err != nil {
-				return err
-			}
-			etag := old.etag
-			resp, err := s.container.ReplaceItem(ctx, azcosmos.NewPartitionKeyString(old.doc.ID), old.doc.ID, body, &azcosmos.ItemOptions{IfMatchEtag: &etag})
-			if err != nil {
-				s.charged(err)
-				if status(err) == http.StatusPreconditionFailed || status(err) == http.StatusNotFound {
+			if fenced.etag, err = s.replace(ctx, fenced.doc, old.etag); err != nil {
+				if c := status(err); c == http.StatusPreconditionFailed || c == http.StatusNotFound {
 					s.stats.conflicts.Add(1)
 					if err := s.sleep(ctx, s.backoff(attempt)); err != nil {
 						return err
@@ -817,8 +824,6 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 				}
 				return s.wrap("rename", name, err)
 			}
-			s.charge(resp.RequestCharge)
-			fenced.etag = resp.ETag
 			if fenced.etag == "" {
 				continue // read the fenced document, and its ETag, again
 			}
@@ -834,47 +839,18 @@ func (s *Store) Rename(ctx context.Context, name, newName string) error {
 				return s.wrap("rename", newName, rerr)
 			}
 			if nw == nil || nw.doc.From != oldKey || nw.doc.Gen != moved.Gen {
-				s.unfence(ctx, name, fenced)
+				// The new name is taken: take the fence off again. If that
+				// fails too, the old name stays fenced, and the same rename
+				// repeated (once the new name is free) completes.
+				fenced.doc.Moved = ""
+				_, _ = s.replace(ctx, fenced.doc, fenced.etag)
 				return sequence.ExistsError(newName)
 			}
 		}
-		etag := fenced.etag
-		resp, err := s.container.DeleteItem(ctx, azcosmos.NewPartitionKeyString(fenced.doc.ID), fenced.doc.ID, &azcosmos.ItemOptions{IfMatchEtag: &etag})
-		if err != nil {
-			s.charged(err)
-			if c := status(err); c != http.StatusNotFound && c != http.StatusPreconditionFailed {
-				return s.wrap("rename", name, err)
-			}
-			return nil
+		err = s.delete(ctx, fenced.doc.ID, fenced.etag)
+		if c := status(err); err != nil && c != http.StatusNotFound && c != http.StatusPreconditionFailed {
+			return s.wrap("rename", name, err)
 		}
-		s.charge(resp.RequestCharge)
 		return nil
-	}
-}
-
-// unfence takes a rename's fence off the old document, when the new name
-// turned out to be taken; if that fails too, the old name stays fenced and
-// the same rename repeated (once the new name is free) completes.
-func (s *Store) unfence(ctx context.Context, name string, fenced state) {
-	d := fenced.doc
-	d.Moved = ""
-	body, err := json.Marshal(&d)
-	if err != nil {
-		return
-	}
-	etag := fenced.etag
-	resp, err := s.container.ReplaceItem(ctx, azcosmos.NewPartitionKeyString(d.ID), d.ID, body, &azcosmos.ItemOptions{IfMatchEtag: &etag})
-	if err != nil {
-		s.charged(err)
-		return
-	}
-	s.charge(resp.RequestCharge)
-}
-
-func conflictError(name string) error {
-	return &sequence.Error{
-		Code:    sequence.CodeSerializationFailure,
-		Message: fmt.Sprintf("could not update sequence %q: too many concurrent updates, try again", sequence.RelName(name)),
-		Kind:    sequence.ErrConflict,
 	}
 }

@@ -626,7 +626,7 @@ func retry[T any](ctx context.Context, s *Store, op, name string, attempt func()
 		}
 		var zero T
 		if i >= s.opts.MaxAttempts {
-			return zero, conflictError(name)
+			return zero, sequence.ConflictError(name)
 		}
 		if err := s.sleep(ctx, i); err != nil {
 			return zero, s.wrap(op, name, err)
@@ -653,14 +653,6 @@ func (s *Store) sleep(ctx context.Context, attempt int) error {
 func conditionFailed(err error) bool {
 	var ccf *types.ConditionalCheckFailedException
 	return errors.As(err, &ccf)
-}
-
-func conflictError(name string) error {
-	return &sequence.Error{
-		Code:    sequence.CodeSerializationFailure,
-		Message: fmt.Sprintf("could not update sequence %q: too many concurrent updates, try again", sequence.RelName(name)),
-		Kind:    sequence.ErrConflict,
-	}
 }
 
 // trimPrefix returns the canonical name of a key, false if the key is not

@@ -85,6 +85,13 @@ func NotFoundError(name string) *Error {
 	return newError(ErrNotFound, CodeUndefinedTable, `relation "%s" does not exist`, displayName(name))
 }
 
+// ConflictError is a store's error for an update of a sequence that kept
+// losing compare-and-set races to other processes (SQLSTATE 40001,
+// transient: the caller may try again).
+func ConflictError(name string) *Error {
+	return newError(ErrConflict, CodeSerializationFailure, `could not update sequence "%s": too many concurrent updates, try again`, RelName(name))
+}
+
 // ExistsError is PostgreSQL's error for CREATE SEQUENCE of an existing name.
 func ExistsError(name string) *Error {
 	return newError(ErrExists, CodeDuplicateTable, `relation "%s" already exists`, RelName(name))

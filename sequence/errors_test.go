@@ -18,6 +18,7 @@ func TestIsTransient(t *testing.T) {
 		{"network", errors.New("dial tcp 127.0.0.1:1: connection refused"), true},
 		{"timeout", fmt.Errorf("reserve: %w", context.DeadlineExceeded), true},
 		{"conflict", &Error{Code: CodeSerializationFailure, Kind: ErrConflict}, true},
+		{"conflict error", ConflictError("s"), true},
 		{"not found", NotFoundError("s"), false},
 		{"limit", LimitError("s", DefaultSpec()), false},
 		{"misconfigured", Misconfigured(cause), false},
