@@ -111,12 +111,16 @@ func pgxNextval(ctx context.Context, p *pgxPair, budget time.Duration) (row, err
 		return row{}, err
 	}
 	p.drop = append(p.drop, "SEQUENCE "+nativeSeq)
+	// The destinations are made once, on both sides: Scan(&v) would
+	// allocate its variadic slice at each call, through pgx's Row
+	// interface, which is the caller's allocation, not the front end's.
 	var v int64
+	dest := []any{&v}
 	shimQ, nativeQ := "SELECT nextval('"+shimSeq+"')", "SELECT nextval('"+nativeSeq+"')"
 	return compare(ctx, row{Name: "pgx: SELECT nextval('s')", Subject: "pgxseq", Baseline: "PostgreSQL via pgx",
 		Note: "Conn.QueryRow(…).Scan on both sides, on the same session: pgxseq answers in process, no round trip"}, budget,
-		func() error { return p.shim.QueryRow(context.Background(), shimQ).Scan(&v) },
-		func() error { return p.native.QueryRow(context.Background(), nativeQ).Scan(&v) })
+		func() error { return p.shim.QueryRow(context.Background(), shimQ).Scan(dest...) },
+		func() error { return p.native.QueryRow(context.Background(), nativeQ).Scan(dest...) })
 }
 
 // pgxInsertDefault compares an INSERT leaving a bigserial id to its

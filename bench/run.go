@@ -132,6 +132,9 @@ type row struct {
 	SubjectNs, BaselineNs   []float64 // per sample
 	SubjectAllocs           float64
 	Note                    string
+	// ClockNs: the clock's own cost per timing, subtracted from both
+	// sides' times, per sample (compare's rows only).
+	ClockNs []float64
 }
 
 func (r row) ratios() []float64 {
@@ -341,14 +344,23 @@ const blockPairs = 1000
 // for the time budget (at least 5): on this kind of machine one stall of a
 // few milliseconds moves a second-long mean by percents, and the median over
 // many short blocks is what such stalls do not move.
+//
+// A timing also holds the clock's own cost: the end of the read that
+// starts it and the start of the read that ends it. That is tens of
+// nanoseconds, nothing beside a round trip but a share of an operation
+// answered in process, so every pair also times two reads back to back,
+// just before its first operation, and each block's mean of those is
+// subtracted from both sides' (r.ClockNs keeps it, for the note).
 func compare(ctx context.Context, r row, budget time.Duration, shimOp, nativeOp func() error) (row, error) {
-	pair := func(i int, shim, native *time.Duration) error {
+	pair := func(i int, shim, native, clock *time.Duration) error {
 		first, second := shimOp, nativeOp
 		t1, t2 := shim, native
 		if i%2 == 1 {
 			first, second, t1, t2 = nativeOp, shimOp, native, shim
 		}
+		c := time.Now()
 		t0 := time.Now()
+		*clock += t0.Sub(c)
 		if err := first(); err != nil {
 			return err
 		}
@@ -362,7 +374,7 @@ func compare(ctx context.Context, r row, budget time.Duration, shimOp, nativeOp 
 	}
 	var discard time.Duration
 	for i := range blockPairs / 10 { // warm up: prepared statements, first blocks
-		if err := pair(i, &discard, &discard); err != nil {
+		if err := pair(i, &discard, &discard, &discard); err != nil {
 			return row{}, fmt.Errorf("%s: %w", r.Name, err)
 		}
 	}
@@ -371,14 +383,16 @@ func compare(ctx context.Context, r row, budget time.Duration, shimOp, nativeOp 
 		if err := ctx.Err(); err != nil {
 			return row{}, err
 		}
-		var shim, native time.Duration
+		var shim, native, clock time.Duration
 		for i := range blockPairs {
-			if err := pair(i, &shim, &native); err != nil {
+			if err := pair(i, &shim, &native, &clock); err != nil {
 				return row{}, fmt.Errorf("%s: %w", r.Name, err)
 			}
 		}
-		r.SubjectNs = append(r.SubjectNs, float64(shim.Nanoseconds())/blockPairs)
-		r.BaselineNs = append(r.BaselineNs, float64(native.Nanoseconds())/blockPairs)
+		c := float64(clock.Nanoseconds()) / blockPairs
+		r.SubjectNs = append(r.SubjectNs, float64(shim.Nanoseconds())/blockPairs-c)
+		r.BaselineNs = append(r.BaselineNs, float64(native.Nanoseconds())/blockPairs-c)
+		r.ClockNs = append(r.ClockNs, c)
 	}
 	r.Samples = fmt.Sprintf("%d blocks of %s pairs", len(r.SubjectNs), thousands(blockPairs))
 	var failed error

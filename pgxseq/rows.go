@@ -365,8 +365,9 @@ type row struct {
 // pgx's Row is scanned once, before the connection runs anything else.
 func (x *session) queryRow(ctx context.Context, c *pgxpool.Conn, sql string, args []any) pgx.Row {
 	rows, err := x.query(ctx, sql, args, true)
-	x.ownRow = row{rows: rows, err: err, pool: c}
-	return &x.ownRow
+	r := &x.ownRow
+	r.rows, r.err, r.pool = rows, err, c // not r = row{…}: see engine's newRows
+	return r
 }
 
 func (r *row) Scan(dest ...any) error {

@@ -26,13 +26,19 @@ type session struct {
 	// engine rewrites at each execution is not).
 	prepared map[string]preparedStmt
 
+	// QueryRow's answer, scanned before the session's next statement, and
+	// rows answered here that the session reads itself (QueryRow,
+	// batches), before they are read into ownRows. With the fields above,
+	// they are what QueryRow of a statement answered here reads of the
+	// session: together, they are few cache lines.
+	ownRow  row
+	ownLazy lazyRows
+
 	argBuf   [16]any    // the arguments of a rewritten statement, when they fit
 	vals     [4]bound   // bound call values, passed by pointer: no allocation
 	opts     [4]any     // a call's result formats options
 	rowsSlab []bufRows  // rows answered here, to hand out: see localRows
-	ownRows  bufRows    // rows answered here that the session reads itself (QueryRow, batches)
-	ownLazy  lazyRows   // the same, before they are read into ownRows
-	ownRow   row        // QueryRow's answer, scanned before the session's next statement
+	ownRows  bufRows    // ownLazy's rows, once read
 	poolSlab []poolRows // a pool's rows wrappers, to hand out: see poolRows
 }
 
@@ -242,6 +248,9 @@ func (x *session) query(ctx context.Context, sql string, args []any, own bool) (
 				}
 				return rows, nil
 			}
+			if step.SQL == "" {
+				return x.answered(&step, own), nil
+			}
 			c := call{sql: sql, args: args, text: sql, mode: x.mode, opts: x.opts[:0]}
 			return x.queryStep(ctx, &c, &step, own)
 		}
@@ -265,11 +274,7 @@ func (x *session) queryCall(ctx context.Context, c *call, own bool) (pgx.Rows, e
 // queryStep sends what Run said for a Query and finishes the step.
 func (x *session) queryStep(ctx context.Context, c *call, step *engine.Step, own bool) (pgx.Rows, error) {
 	if step.SQL == "" {
-		if own {
-			x.ownLazy = lazyRows{x: x, r: step.Rows, tag: localTag(step)}
-			return &x.ownLazy, nil
-		}
-		return x.localRows(step.Rows, localTag(step), own), nil
+		return x.answered(step, own), nil
 	}
 	args, err := x.dbArgs(c, step, step.Rows == nil)
 	var rows pgx.Rows
@@ -293,6 +298,17 @@ func (x *session) queryStep(ctx context.Context, c *call, step *engine.Step, own
 		return x.localRows(step.Rows, selectTag(step.Rows.NumRows()), own), nil
 	}
 	return rows, nil
+}
+
+// answered are the rows of a Query answered here, step having nothing to
+// send.
+func (x *session) answered(step *engine.Step, own bool) pgx.Rows {
+	if own {
+		l := &x.ownLazy
+		l.x, l.r, l.tag, l.b, l.closed = x, step.Rows, localTag(step), nil, false // not *l = lazyRows{…}: see engine's newRows
+		return l
+	}
+	return x.localRows(step.Rows, localTag(step), own)
 }
 
 // isOption reports whether a is one of pgx's leading query options.

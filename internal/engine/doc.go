@@ -76,9 +76,14 @@
 //     nextval of either kind: the database answers it after one of its
 //     own.
 //   - The hot path allocates nothing of its own: a text seen before is a
-//     map lookup, [Args] is a type parameter (no interface conversion of a
-//     slice), call values go to session scratch space, and a statement with
-//     bound values reuses its rendered text.
+//     map lookup (the same string as the session's last text, a pointer
+//     comparison), [Args] is a type parameter (no interface conversion of
+//     a slice), call values go to session scratch space, and a statement
+//     with bound values reuses its rendered text. A nextval call remembers
+//     the sequence its name resolved to while the engine applied no DDL
+//     and the session's search_path and temporary relations stayed as they
+//     were (Session.nextval): every check is made again at each call, the
+//     resolution only is not.
 //
 // # Transactions
 //

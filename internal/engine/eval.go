@@ -293,6 +293,22 @@ func (s *Session[A]) nativeLocal(ctx context.Context, st *rewrite.Statement, arg
 // call evaluates one sequence call. null is true when PostgreSQL would
 // return NULL (a NULL argument to these strict functions).
 func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v int64, null bool, err error) {
+	if fastCall(call) && s.tx == nil && !s.temps.maybe {
+		v, err := s.nextval(ctx, call, args)
+		return v, false, err
+	}
+	return s.evalCall(ctx, call, args)
+}
+
+// fastCall reports whether call is nextval of a sequence named in the
+// text, which Session.nextval serves while the transaction holds no
+// sequence DDL and the session has no temporary relations.
+func fastCall(call *rewrite.Call) bool {
+	return call.Func == rewrite.Nextval && call.NameArg < 0 && call.Name != "" && !call.Null
+}
+
+// evalCall is call, the whole way.
+func (s *Session[A]) evalCall(ctx context.Context, call *rewrite.Call, args A) (v int64, null bool, err error) {
 	name, unqualified := call.Name, call.Unqualified
 	if call.NameArg >= 0 {
 		text, null, err := argText(args, call.NameArg)
@@ -344,32 +360,8 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		if err := s.writable(ctx, name, "nextval()"); err != nil {
 			return 0, false, err
 		}
-		h := s.handle(storeName)
-		if err = s.here(ctx, h, s.tx != nil && s.tx.seqs[name] != nil); err == nil {
-			v, err = h.Next(ctx)
-		}
-		if err != nil && unqualified && written != name && storeName == name && errors.Is(err, sequence.ErrNotFound) {
-			// Dropped since it was resolved (by another process): resolve
-			// it again.
-			s.forget(written)
-			if name, err = s.resolve(ctx, written); err != nil {
-				return 0, false, err
-			}
-			storeName = name
-			h = s.handle(name)
-			if err = s.here(ctx, h, false); err == nil {
-				v, err = h.Next(ctx)
-			}
-		}
-		if err != nil {
-			return 0, false, s.callErr(ctx, name, unqualified, err)
-		}
-		inc := h.Incarnation()
-		if storeName != name { // renamed in this transaction: keyed by its new name
-			inc = s.eng.cache.Incarnation(name)
-		}
-		s.seq.nextval(name, v, inc)
-		return v, false, nil
+		v, err := s.draw(ctx, written, name, storeName, unqualified, nil)
+		return v, false, err
 	case rewrite.Currval:
 		if v, ok := s.currval(name); ok {
 			return v, false, nil
@@ -432,6 +424,90 @@ func (s *Session[A]) call(ctx context.Context, call *rewrite.Call, args A) (v in
 		return val, false, nil
 	}
 	return 0, false, fmt.Errorf("seqshim: unknown sequence function %v", call.Func)
+}
+
+// draw is nextval of sequence name, written as written (resolved when
+// unqualified), once allowed: the value from the cache, noted as the
+// session's currval and lastval. storeName is the store's name of it,
+// which differs from name for a sequence renamed in the open transaction;
+// h is its cache handle, or nil.
+func (s *Session[A]) draw(ctx context.Context, written, name, storeName string, unqualified bool, h *seqcache.Handle) (int64, error) {
+	if h == nil {
+		h = s.handle(storeName)
+	}
+	var v int64
+	err := s.here(ctx, h, s.tx != nil && s.tx.seqs[name] != nil)
+	if err == nil {
+		v, err = h.Next(ctx)
+	}
+	if err != nil && unqualified && written != name && storeName == name && errors.Is(err, sequence.ErrNotFound) {
+		// Dropped since it was resolved (by another process): resolve
+		// it again.
+		s.forget(written)
+		if name, err = s.resolve(ctx, written); err != nil {
+			return 0, err
+		}
+		storeName = name
+		h = s.handle(name)
+		if err = s.here(ctx, h, false); err == nil {
+			v, err = h.Next(ctx)
+		}
+	}
+	if err != nil {
+		return 0, s.callErr(ctx, name, unqualified, err)
+	}
+	inc := h.Incarnation()
+	if storeName != name { // renamed in this transaction: keyed by its new name
+		inc = s.eng.cache.Incarnation(name)
+	}
+	s.seq.nextval(name, v, inc)
+	return v, nil
+}
+
+// fastNextval is what Session.nextval keeps of the last nextval call it
+// evaluated: the sequence its name resolved to, and the
+// state that resolution was made in (the engine's DDL generation, the
+// session's search_path and temporary relations), and its cache handle
+// (the cache keeps one per name for good). While none of them changed,
+// resolving the name again would give the same sequence.
+type fastNextval struct {
+	call                   *rewrite.Call
+	name                   string
+	h                      *seqcache.Handle
+	ddlGen, path, tempsGen uint64
+}
+
+// nextval is call for a fastCall while the transaction holds no sequence
+// DDL (which call would consult) and the session has no temporary
+// relations (which may hide a sequence): the same checks in the same
+// order — the privilege, a read-only transaction, the database's
+// membership — and the same draw, but the name's resolution is
+// remembered between executions of the call. SELECT nextval('s') in a
+// loop is the hot path of the programs that draw their ids themselves,
+// an INSERT leaving its id to a serial default that of the others.
+func (s *Session[A]) nextval(ctx context.Context, c *rewrite.Call, args A) (int64, error) {
+	f := &s.fast
+	gen := s.eng.ddlGen.Load()
+	if f.call != c || f.ddlGen != gen || f.path != s.path.changes || f.tempsGen != s.temps.gen || !s.path.known && s.db != nil {
+		f.call = nil
+		v, _, err := s.evalCall(ctx, c, args)
+		if err == nil {
+			// The name as nextval noted it: resolved, as call found it.
+			*f = fastNextval{call: c, name: s.seq.lastUsed, h: s.lastHandle, ddlGen: gen, path: s.path.changes, tempsGen: s.temps.gen}
+		}
+		return v, err
+	}
+	if err := s.callAllowed(ctx, rewrite.Nextval, f.name); err != nil {
+		return 0, err
+	}
+	if err := s.writable(ctx, f.name, "nextval()"); err != nil {
+		return 0, err
+	}
+	v, err := s.draw(ctx, c.Name, f.name, f.name, c.Unqualified, f.h)
+	if err != nil || s.seq.lastUsed != f.name {
+		f.call = nil // failed, or resolved again as it was dropped meanwhile
+	}
+	return v, err
 }
 
 // localCall evaluates a call on a sequence the open transaction owns

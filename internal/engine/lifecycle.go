@@ -98,7 +98,8 @@ func (s *Session[A]) Run(ctx context.Context, query string, args A, req Request)
 		return Step{}, err
 	}
 	if p.alone && s.ordinary() {
-		return s.answerAlone(ctx, p, args, req)
+		err = s.answerAlone(ctx, p, args, req, &step)
+		return step, err
 	}
 	if p == passThrough && s.tx == nil || s.eng.shadow != nil {
 		// The hot path: nothing to do but send it. In shadow mode, the
@@ -133,22 +134,34 @@ func (s *Session[A]) ordinary() bool {
 // what Session.planned does for it, without the steps that cannot apply.
 // SELECT nextval('s') is the hot path of a program that draws its ids
 // itself.
-func (s *Session[A]) answerAlone(ctx context.Context, p *Statement, args A, req Request) (Step, error) {
+// It fills in step, Run's result: a Step made here and returned would be
+// copied once more on the way.
+func (s *Session[A]) answerAlone(ctx context.Context, p *Statement, args A, req Request, step *Step) error {
 	if err := s.txFailed(); err != nil {
-		return Step{}, err
+		return err
 	}
 	s.req, s.planMode, s.dmlVerb = req, modeUnknown, ""
-	rows, err := s.local(ctx, &p.plan.Statements[0], args)
-	if err != nil {
-		return Step{}, s.Fail(ctx, err)
+	var rows *Rows
+	if c := p.nextval; c != nil {
+		v, err := s.nextval(ctx, c, args)
+		if err != nil {
+			return s.Fail(ctx, err)
+		}
+		rows = s.newRows(p.plan.Statements[0].Columns)
+		rows.values = append(rows.small[:0], v)
+	} else {
+		var err error
+		if rows, err = s.local(ctx, &p.plan.Statements[0], args); err != nil {
+			return s.Fail(ctx, err)
+		}
 	}
-	step := Step{st: p, RowsAffected: int64(rows.NumRows())}
+	step.st, step.RowsAffected = p, int64(rows.NumRows())
 	if req.Rows {
 		step.Rows = rows
 	} else {
 		rows.Close()
 	}
-	return step, nil
+	return nil
 }
 
 // errMultipleCommands is PostgreSQL's error for a text of several
@@ -204,12 +217,20 @@ func (s *Session[A]) Prepare(ctx context.Context, query string, prepare func(con
 }
 
 // statement returns what the session keeps for query: a text seen before
-// costs a map lookup (and, for one that may insert, a look at the version
-// of the store's column defaults); others are planned (prepare).
-func (s *Session[A]) statement(ctx context.Context, query string) (*Statement, error) {
-	p := s.plans[query]
+// costs a map lookup, or a comparison of pointers for the text of the
+// session's last statement (and, for one that may insert, a look at the
+// version of the store's column defaults); others are planned (prepare).
+func (s *Session[A]) statement(ctx context.Context, query string) (p *Statement, err error) {
+	if p = s.lastPlan; p == nil || query != s.lastQuery {
+		p = s.plans[query]
+	}
 	if p == nil || p.injects && !s.sameDefaults(ctx, p) {
-		return s.prepare(ctx, query, p)
+		if p, err = s.prepare(ctx, query, p); err != nil {
+			return nil, err
+		}
+	}
+	if len(query) <= maxPlanText {
+		s.lastQuery, s.lastPlan = query, p
 	}
 	return p, nil
 }

@@ -29,7 +29,12 @@ func (s *Session[A]) newRows(columns []string) *Rows {
 		r = new(Rows)
 	}
 	s.spareRows = nil
-	*r = Rows{columns: columns, typeName: s.eng.intTypeName(), spare: &s.spareRows}
+	// Field by field rather than *r = Rows{…}: a whole-struct store into
+	// the heap is a bulk write barrier, and this is the hot path of
+	// SELECT nextval('s'). small needs no reset: values are appended to it.
+	r.columns, r.typeName, r.types = columns, s.eng.intTypeName(), nil
+	r.values, r.texts, r.nulls, r.next = nil, nil, nil, 0
+	r.spare = &s.spareRows
 	return r
 }
 

@@ -125,6 +125,53 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// TestNextvalRemembered follows the resolution Session.nextval keeps
+// between executions of a call: used while nothing it depends on
+// changed, made again after a change, and never the cause of a value
+// from the wrong sequence.
+func TestNextvalRemembered(t *testing.T) {
+	ctx := context.Background()
+	cat := &fakeDB{path: "t7, public", user: "app", schemas: []string{"t7", "public"}}
+	s := pathSession(t, cat)
+	want := func(query string, v int64, seq string) {
+		t.Helper()
+		got, err := nextval(t, s, query)
+		if err != nil || got != v {
+			t.Fatalf("%s: %d, %v; want %d", query, got, err, v)
+		}
+		if seq == "" && s.fast.call != nil || seq != "" && (s.fast.call == nil || s.fast.name != seq) {
+			t.Fatalf("%s: remembered %q (%v), want %q", query, s.fast.name, s.fast.call != nil, seq)
+		}
+	}
+	want("SELECT nextval('s')", 100, "t7.s")
+	want("SELECT nextval('s')", 101, "t7.s")
+	want("SELECT nextval('public.s')", 1, "s") // another call: remembered in its stead
+	want("SELECT nextval('s')", 102, "t7.s")
+
+	// DDL of another session of the engine: resolved again.
+	other, err := NewSession[AnyArgs](ctx, s.eng, &fakeDB{path: "public", user: "app", schemas: []string{"t7", "public"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, other, "CREATE SEQUENCE t7.x"); err != nil {
+		t.Fatal(err)
+	}
+	gen := s.eng.ddlGen.Load()
+	want("SELECT nextval('s')", 103, "t7.s")
+	if s.fast.ddlGen != gen {
+		t.Errorf("remembered at DDL generation %d, want %d", s.fast.ddlGen, gen)
+	}
+
+	// Dropped by another process, which the engine's DDL generation does
+	// not see: the draw finds it gone and resolves the name again, and
+	// the next execution remembers that.
+	if err := s.eng.cache.Change(ctx, "t7.s", func(ctx context.Context) error { return s.eng.store.Drop(ctx, "t7.s") }); err != nil {
+		t.Fatal(err)
+	}
+	want("SELECT nextval('s')", 2, "")
+	want("SELECT nextval('s')", 3, "s")
+}
+
 func TestResolveTransactionEnd(t *testing.T) {
 	cat := &fakeDB{path: "public", user: "app", schemas: []string{"t7", "public"}}
 	s := pathSession(t, cat)

@@ -36,14 +36,43 @@ func (a AnyArgs) Arg(i int) (any, error) { return a[i], nil }
 // copied to the heap: with A a slice type such as [AnyArgs], handing the
 // arguments over costs no allocation on the hot path.
 type Session[A Args] struct {
-	eng   *Engine
-	db    DB         // nil for the dialects other than postgres
-	dbID  string     // the database's identity (sequence.DatabaseID); "" without db
-	defs  *defaults  // the store's column defaults in the database
-	seq   state      // currval and lastval
-	tx    *held      // sequence DDL held for the open transaction; nil: none
-	path  searchPath // the search_path, learned through db
-	temps temps      // the session's temporary relations: see temp.go
+	// The fields a statement answered in process reads (SELECT
+	// nextval('s')) come first, together: between two round trips of the
+	// program's, few of them are still in the CPU's caches, and each cache
+	// line is a miss.
+	eng  *Engine
+	db   DB     // nil for the dialects other than postgres
+	dbID string // the database's identity (sequence.DatabaseID); "" without db
+	tx   *held  // sequence DDL held for the open transaction; nil: none
+	// lastQuery and lastPlan are the text statement returned last and its
+	// Statement: a program running one text over and over (SELECT
+	// nextval('s'), an INSERT in a loop) passes the same string, which
+	// compares equal by its pointer, without hashing it.
+	lastQuery  string
+	lastPlan   *Statement
+	lastHandle *seqcache.Handle // cache handle of the last nextval
+	hereHandle *seqcache.Handle // the last handle found to be the database's (Session.here), at ddlGen hereGen
+	hereGen    uint64
+	spareRows  *Rows       // local rows closed and ready for reuse; see [Rows.Close]
+	seq        state       // currval and lastval
+	fast       fastNextval // the resolution of the last nextval call: see Session.nextval
+
+	// Read-only transactions: see readonly.go.
+	txMode    txMode // mode of the transaction block, if known
+	roDefault txMode // mode a new transaction takes, as last read; modeUnknown: read again
+	primary   bool   // the server reported it is not a hot standby: see defaultReadOnly
+	planMode  txMode // while evaluating: set by an earlier statement of the string
+	// The database's catalog: see catalog.go.
+	orphansPending bool    // an owner may have been dropped in a transaction block: see dropOrphans
+	req            Request // how the front end sends the statement running ([Session.Run])
+	dmlVerb        string  // while evaluating a Rewrite statement: its rewrite.Statement.Verb
+
+	pendingDrop schemaDrop // store sequences to drop after the database ran a DROP SCHEMA
+	privs       privileges // what the session's role may do with the twins: see privileges.go
+	path        searchPath // the search_path, learned through db
+	temps       temps      // the session's temporary relations: see temp.go
+
+	defs *defaults // the store's column defaults in the database
 	// began: the front end began a transaction (Begin), for a session
 	// without db; cleared by Commit and Rollback.
 	began bool
@@ -51,13 +80,8 @@ type Session[A Args] struct {
 	// to run table DDL as one unit (evaluateTables).
 	wrapped bool
 
-	pendingDrop schemaDrop // store sequences to drop after the database ran a DROP SCHEMA
-
-	plans      map[string]*Statement // texts seen here, and what they need
-	planBytes  int                   // the length of the texts in plans
-	lastHandle *seqcache.Handle      // cache handle of the last nextval
-	hereHandle *seqcache.Handle      // the last handle found to be the database's (Session.here), at ddlGen hereGen
-	hereGen    uint64
+	plans      map[string]*Statement    // texts seen here, and what they need
+	planBytes  int                      // the length of the texts in plans
 	scratch    [4]int64                 // call values of one statement
 	native     rewrite.Natives          // while evaluating: what is left to the database (temporary sequences)
 	nativeAny  bool                     // native has anything
@@ -67,23 +91,11 @@ type Session[A Args] struct {
 	sqlBuf     []byte                   // rendering buffer, reused
 	shadow     []shadowDraw             // shadow mode: the draws of the statement running
 
-	// Read-only transactions: see readonly.go.
-	txMode     txMode // mode of the transaction block, if known
-	roDefault  txMode // mode a new transaction takes, as last read; modeUnknown: read again
-	primary    bool   // the server reported it is not a hot standby: see defaultReadOnly
-	planMode   txMode // while evaluating: set by an earlier statement of the string
-	planChange string // that statement
-	dmlVerb    string // while evaluating a Rewrite statement: its rewrite.Statement.Verb
-
-	spareRows      *Rows                   // local rows closed and ready for reuse; see [Rows.Close]
+	planChange     string                  // the statement that set planMode
 	regclassMisses map[string]regclassMiss // regclass names that are not store sequences': see regclassText
-	privs          privileges              // what the session's role may do with the twins: see privileges.go
 	adopting       bool                    // the store side of a sequence the database has made: see adoptFilled
-	req            Request                 // how the front end sends the statement running ([Session.Run])
+	served         uint64                  // CatalogDDL statements the last Evaluate served: not sent
 
-	// The database's catalog: see catalog.go.
-	orphansPending bool   // an owner may have been dropped in a transaction block: see dropOrphans
-	served         uint64 // CatalogDDL statements the last Evaluate served: not sent
 }
 
 // NewSession returns a session of e on a database session, through which
@@ -130,6 +142,9 @@ type Statement struct {
 	// its calls (SELECT nextval('s'), …): in an ordinary session it is
 	// answered without the rest of the lifecycle (Session.answerAlone).
 	alone bool
+	// nextval: the text is SELECT nextval('s') and alike, alone, one call
+	// of a sequence named in the text (fastCall).
+	nextval *rewrite.Call
 
 	// For an injecting text: text was made with version of the store's
 	// column defaults, the session's path generation pathGen and its
@@ -235,6 +250,11 @@ func (s *Session[A]) prepare(ctx context.Context, query string, old *Statement) 
 		}
 		p.alone = aloneLocal(pl) && !p.session && p.path == 0 && p.pathErr == nil &&
 			p.temp == tempOrder{} && !drawsTemp && !tempTarget
+		if st := &pl.Statements[0]; p.alone && st.Series == nil && len(st.Calls) == 1 {
+			if c := &st.Calls[0]; fastCall(c) {
+				p.nextval = c
+			}
+		}
 	}
 	if len(query) > maxPlanText {
 		return p, nil
@@ -242,6 +262,7 @@ func (s *Session[A]) prepare(ctx context.Context, query string, old *Statement) 
 	if len(s.plans) >= maxPlans || s.planBytes+len(query) > maxPlanBytes {
 		clear(s.plans)
 		s.planBytes = 0
+		s.lastQuery, s.lastPlan = "", nil
 	}
 	if s.plans == nil {
 		s.plans = make(map[string]*Statement)
