@@ -465,11 +465,11 @@ func (s *Session[A]) draw(ctx context.Context, written, name, storeName string, 
 }
 
 // fastNextval is what Session.nextval keeps of the last nextval call it
-// evaluated: the sequence its name resolved to, and the
-// state that resolution was made in (the engine's DDL generation, the
-// session's search_path and temporary relations), and its cache handle
-// (the cache keeps one per name for good). While none of them changed,
-// resolving the name again would give the same sequence.
+// evaluated: the sequence its name resolved to, with its cache handle (the
+// cache keeps one per name for good), and the state the resolution was
+// made in (the engine's DDL generation, the session's search_path and
+// temporary relations). While none of those changed, resolving the name
+// again would give the same sequence.
 type fastNextval struct {
 	call                   *rewrite.Call
 	name                   string
