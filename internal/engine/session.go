@@ -44,8 +44,8 @@ type Session[A Args] struct {
 	db   DB     // nil for the dialects other than postgres
 	dbID string // the database's identity (sequence.DatabaseID); "" without db
 	tx   *held  // sequence DDL held for the open transaction; nil: none
-	// lastQuery and lastPlan are the text statement returned last and its
-	// Statement: a program running one text over and over (SELECT
+	// lastQuery and lastPlan are the text of the session's last statement
+	// and its Statement: a program running one text over and over (SELECT
 	// nextval('s'), an INSERT in a loop) passes the same string, which
 	// compares equal by its pointer, without hashing it.
 	lastQuery  string
@@ -95,7 +95,6 @@ type Session[A Args] struct {
 	regclassMisses map[string]regclassMiss // regclass names that are not store sequences': see regclassText
 	adopting       bool                    // the store side of a sequence the database has made: see adoptFilled
 	served         uint64                  // CatalogDDL statements the last Evaluate served: not sent
-
 }
 
 // NewSession returns a session of e on a database session, through which
