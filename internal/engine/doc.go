@@ -83,7 +83,13 @@
 //     the sequence its name resolved to while the engine applied no DDL
 //     and the session's search_path and temporary relations stayed as they
 //     were (Session.nextval): every check is made again at each call, the
-//     resolution only is not.
+//     resolution only is not. In a session with no held DDL, no temporary
+//     relations and nothing pending, a text that is one statement answered
+//     here (SELECT nextval('s')) or one sent with only nextval calls of
+//     named sequences (an INSERT leaving its id to a store default) skips
+//     the steps of the lifecycle that cannot apply to it
+//     (Session.answerAlone, Session.drawAlone), with the same checks in
+//     the same order.
 //
 // # Transactions
 //

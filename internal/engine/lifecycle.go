@@ -101,6 +101,10 @@ func (s *Session[A]) Run(ctx context.Context, query string, args A, req Request)
 		err = s.answerAlone(ctx, p, args, req, &step)
 		return step, err
 	}
+	if p.draws && s.ordinary() {
+		err = s.drawAlone(ctx, p, args, req, &step)
+		return step, err
+	}
 	if p == passThrough && s.tx == nil || s.eng.shadow != nil {
 		// The hot path: nothing to do but send it. In shadow mode, the
 		// database answers every statement as it would without seqshim,
@@ -161,6 +165,36 @@ func (s *Session[A]) answerAlone(ctx context.Context, p *Statement, args A, req 
 	} else {
 		rows.Close()
 	}
+	return nil
+}
+
+// drawAlone is Run for a Statement.draws text in an ordinary session: what
+// Session.planned does for it, without the steps that cannot apply (no
+// statement of several, none answered here, no temporary relation, no
+// effect on the session), in the same order. An INSERT leaving its id to
+// a store default is the hot path of the programs that leave their ids to
+// the database.
+func (s *Session[A]) drawAlone(ctx context.Context, p *Statement, args A, req Request, step *Step) error {
+	if err := s.txFailed(); err != nil {
+		return err
+	}
+	s.req, s.served, s.planMode = req, 0, modeUnknown
+	s.resetNatives()
+	st := &p.plan.Statements[0]
+	s.dmlVerb = st.Verb
+	values := s.scratch[:0]
+	for i := range st.Calls {
+		v, err := s.nextval(ctx, &st.Calls[i], args)
+		if err != nil {
+			s.heardFrom()
+			return s.Fail(ctx, err)
+		}
+		values = append(values, v)
+	}
+	s.dmlVerb = ""
+	s.heardFrom() // it reaches the database
+	step.st, step.Values = p, values
+	step.SQL, step.Bound = s.render(p, values)
 	return nil
 }
 
@@ -266,6 +300,9 @@ func (s *Session[A]) Finish(ctx context.Context, step *Step, err error) error {
 	case step.AsIs:
 		s.afterSent(p.plan)
 		return s.afterDatabase(ctx, step.SQL)
+	case p.draws:
+		s.afterSent(nil) // no effects, nothing dropped
+		return nil
 	}
 	return s.afterStatements(ctx, p, step.later)
 }

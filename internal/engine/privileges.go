@@ -44,14 +44,14 @@ const (
 )
 
 type privileges struct {
-	of  map[string]uint8 // canonical name → privilege bits
-	gen uint64           // Engine.relGen when of was started
-	at  time.Time        // when of was started
+	// started: of, gen, at and super are current (of may be empty).
+	started bool
 	// super is the server's is_superuser for the current role, read when
 	// of is started: only a change of role changes it, and that clears of.
 	super bool
-	// started: of, gen, at and super are current (of may be empty).
-	started bool
+	gen   uint64           // Engine.relGen when of was started
+	of    map[string]uint8 // canonical name → privilege bits
+	at    time.Time        // when of was started
 }
 
 // privilegesQuery reads the privileges of the current role on the relation

@@ -48,10 +48,12 @@ const (
 
 // searchPath is a session's view of its search_path.
 type searchPath struct {
-	known   bool     // schemas is the path in effect
-	touched bool     // the path may have changed since the last transaction end
+	known   bool   // schemas is the path in effect
+	touched bool   // the path may have changed since the last transaction end
+	trivial bool   // schemas is just public, the temporary schema searched first: nothing to resolve
+	changes uint64 // counts the times the path was learned or may have changed
+
 	schemas []string // where to look for an unqualified name, in order: the path's existing schemas, pg_catalog and pg_temp left out
-	trivial bool     // schemas is just public, the temporary schema searched first: nothing to resolve
 	// tempAt is how many of schemas come before the session's temporary
 	// schema: 0 when the path does not list it (pg_temp), as PostgreSQL
 	// then searches it first for relations. tempListed: the path lists
@@ -61,7 +63,6 @@ type searchPath struct {
 
 	resolved map[string]string // unqualified canonical name → the sequence it names
 	gen      uint64            // the engine's DDL generation resolved was filled at
-	changes  uint64            // counts the times the path was learned or may have changed
 }
 
 func (s *Session[A]) notePath(e rewrite.PathEffect) {

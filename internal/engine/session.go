@@ -37,9 +37,9 @@ func (a AnyArgs) Arg(i int) (any, error) { return a[i], nil }
 // arguments over costs no allocation on the hot path.
 type Session[A Args] struct {
 	// The fields a statement answered in process reads (SELECT
-	// nextval('s')) come first, together: between two round trips of the
-	// program's, few of them are still in the CPU's caches, and each cache
-	// line is a miss.
+	// nextval('s')) come first, together, then those an INSERT drawing its
+	// id reads: between two round trips of the program's, few of them are
+	// still in the CPU's caches, and each cache line is a miss.
 	eng  *Engine
 	db   DB     // nil for the dialects other than postgres
 	dbID string // the database's identity (sequence.DatabaseID); "" without db
@@ -64,15 +64,18 @@ type Session[A Args] struct {
 	planMode  txMode // while evaluating: set by an earlier statement of the string
 	// The database's catalog: see catalog.go.
 	orphansPending bool    // an owner may have been dropped in a transaction block: see dropOrphans
+	nativeAny      bool    // native has anything
 	req            Request // how the front end sends the statement running ([Session.Run])
 	dmlVerb        string  // while evaluating a Rewrite statement: its rewrite.Statement.Verb
+	// What an INSERT drawing its id (Session.drawAlone) reads too.
+	served      uint64              // CatalogDDL statements the last Evaluate served: not sent
+	scratch     [scratchCalls]int64 // call values of one statement
+	defs        *defaults           // the store's column defaults in the database
+	temps       temps               // the session's temporary relations: see temp.go
+	pendingDrop schemaDrop          // store sequences to drop after the database ran a DROP SCHEMA
+	path        searchPath          // the search_path, learned through db
+	privs       privileges          // what the session's role may do with the twins: see privileges.go
 
-	pendingDrop schemaDrop // store sequences to drop after the database ran a DROP SCHEMA
-	privs       privileges // what the session's role may do with the twins: see privileges.go
-	path        searchPath // the search_path, learned through db
-	temps       temps      // the session's temporary relations: see temp.go
-
-	defs *defaults // the store's column defaults in the database
 	// began: the front end began a transaction (Begin), for a session
 	// without db; cleared by Commit and Rollback.
 	began bool
@@ -82,9 +85,7 @@ type Session[A Args] struct {
 
 	plans      map[string]*Statement    // texts seen here, and what they need
 	planBytes  int                      // the length of the texts in plans
-	scratch    [4]int64                 // call values of one statement
 	native     rewrite.Natives          // while evaluating: what is left to the database (temporary sequences)
-	nativeAny  bool                     // native has anything
 	injected   []*rewrite.TableDefaults // while injecting: the temporary tables' defaults handed out
 	viaView    bool                     // while injecting: an INSERT went through a view (views.go)
 	tempTarget bool                     // while injecting: an INSERT, UPDATE or COPY target is a temporary table
@@ -94,7 +95,6 @@ type Session[A Args] struct {
 	planChange     string                  // the statement that set planMode
 	regclassMisses map[string]regclassMiss // regclass names that are not store sequences': see regclassText
 	adopting       bool                    // the store side of a sequence the database has made: see adoptFilled
-	served         uint64                  // CatalogDDL statements the last Evaluate served: not sent
 }
 
 // NewSession returns a session of e on a database session, through which
@@ -127,24 +127,20 @@ func (s *Session[A]) Engine() *Engine { return s.eng }
 // the database (which then depends on the plan only). It belongs to its
 // session.
 type Statement struct {
+	// The fields read at each use come first, together (see Session).
 	plan  *rewrite.Plan
-	query string // the text given
-	text  string // the text planned: query, or query with its column defaults written out
 	bound string // "" until rendered, and when values are inlined
-
-	path    rewrite.PathEffect // what its pass-through statements may do to the search_path
-	pathErr error              // an unqualified name after a change of the search_path
-	session bool               // the plan has effects on the session: SET search_path, DROP SCHEMA, COMMIT, …
-	local   bool               // only Local statements: nothing reaches the database
-	injects bool               // the plan may insert: its text is made again when column defaults change
 	// alone: the text is one Local statement that depends on nothing but
 	// its calls (SELECT nextval('s'), …): in an ordinary session it is
 	// answered without the rest of the lifecycle (Session.answerAlone).
 	alone bool
-	// nextval: the text is SELECT nextval('s') and alike, alone, one call
-	// of a sequence named in the text (fastCall).
-	nextval *rewrite.Call
-
+	// draws: the text is one statement sent to the database with its calls
+	// bound or written in, all of them fastCalls, and depends on nothing
+	// else of the session's (an INSERT leaving its id to a store default,
+	// INSERT … VALUES (nextval('s'), …)): in an ordinary session it is
+	// evaluated without the rest of the lifecycle (Session.drawAlone).
+	draws   bool
+	injects bool // the plan may insert: its text is made again when column defaults change
 	// For an injecting text: text was made with version of the store's
 	// column defaults, the session's path generation pathGen and its
 	// temporary relations' generation tempGen; memo is false when it was
@@ -154,6 +150,16 @@ type Statement struct {
 	version uint64
 	pathGen uint64
 	tempGen uint64
+	// nextval: the text is SELECT nextval('s') and alike, alone, one call
+	// of a sequence named in the text (fastCall).
+	nextval *rewrite.Call
+
+	query   string             // the text given
+	text    string             // the text planned: query, or query with its column defaults written out
+	path    rewrite.PathEffect // what its pass-through statements may do to the search_path
+	pathErr error              // an unqualified name after a change of the search_path
+	session bool               // the plan has effects on the session: SET search_path, DROP SCHEMA, COMMIT, …
+	local   bool               // only Local statements: nothing reaches the database
 	// drawsTemp: it leaves a default of a temporary table to the database
 	// (lastval may be the database's after it); mayDraw: it may, or not
 	// (INSERT … SELECT without a column list); tempTarget: an INSERT,
@@ -254,6 +260,8 @@ func (s *Session[A]) prepare(ctx context.Context, query string, old *Statement) 
 				p.nextval = c
 			}
 		}
+		p.draws = drawsAlone(pl) && !p.session && p.path == 0 && p.pathErr == nil &&
+			p.temp == tempOrder{} && !drawsTemp && !mayDraw && !tempTarget
 	}
 	if len(query) > maxPlanText {
 		return p, nil
@@ -279,6 +287,30 @@ func allLocal(pl *rewrite.Plan) bool {
 		}
 	}
 	return len(pl.Statements) > 0
+}
+
+// scratchCalls is how many call values of a statement the session keeps
+// room for (more are allocated).
+const scratchCalls = 4
+
+// drawsAlone reports whether pl is one statement sent to the database with
+// its calls' values, every one a fastCall, nothing else to it: no effect
+// on the session or the catalog, no temporary relation, no error.
+func drawsAlone(pl *rewrite.Plan) bool {
+	if len(pl.Statements) != 1 || pl.Err != nil || pl.Effects() || pl.Redefines || pl.Temps != 0 {
+		return false
+	}
+	st := &pl.Statements[0]
+	if st.Kind != rewrite.Rewrite || st.Table != nil || st.Series != nil || st.Mode != rewrite.ModeNone ||
+		st.Discards || st.Temps != 0 || len(st.Calls) == 0 || len(st.Calls) > scratchCalls {
+		return false
+	}
+	for i := range st.Calls {
+		if c := &st.Calls[i]; !fastCall(c) || c.Temp {
+			return false
+		}
+	}
+	return true
 }
 
 // aloneLocal reports whether pl is one Local statement whose answer

@@ -52,9 +52,9 @@ type temps struct {
 	maybe     bool               // the session may have temporary relations: look at them
 	known     bool               // rels is what the temporary schema held when last read
 	txChanged bool               // a statement that may change them ran in the open transaction block, whose end may undo it
+	gen       uint64             // counts the times rels may have changed: texts with column defaults written out are made again
 	schema    string             // the session's temporary schema (pg_temp_N), "" when it has none
 	rels      map[string]tempRel // its relations by name
-	gen       uint64             // counts the times rels may have changed: texts with column defaults written out are made again
 }
 
 // tempRel is a temporary relation.
