@@ -101,10 +101,6 @@ func (s *Session[A]) Run(ctx context.Context, query string, args A, req Request)
 		err = s.answerAlone(ctx, p, args, req, &step)
 		return step, err
 	}
-	if p.draws && s.ordinary() {
-		err = s.drawAlone(ctx, p, args, req, &step)
-		return step, err
-	}
 	if p == passThrough && s.tx == nil || s.eng.shadow != nil {
 		// The hot path: nothing to do but send it. In shadow mode, the
 		// database answers every statement as it would without seqshim,
@@ -114,6 +110,10 @@ func (s *Session[A]) Run(ctx context.Context, query string, args A, req Request)
 			s.shadowCount(p.plan, args)
 		}
 		return Step{SQL: query, AsIs: true, st: p}, nil
+	}
+	if p.draws && s.ordinary() {
+		err = s.drawAlone(ctx, p, args, req, &step)
+		return step, err
 	}
 	if err := s.oneCommand(p, req); err != nil {
 		return Step{}, s.Fail(ctx, err)

@@ -64,7 +64,7 @@ type Session[A Args] struct {
 	planMode  txMode // while evaluating: set by an earlier statement of the string
 	// The database's catalog: see catalog.go.
 	orphansPending bool    // an owner may have been dropped in a transaction block: see dropOrphans
-	nativeAny      bool    // native has anything
+	nativeAny      bool    // while evaluating: native (below) has anything
 	req            Request // how the front end sends the statement running ([Session.Run])
 	dmlVerb        string  // while evaluating a Rewrite statement: its rewrite.Statement.Verb
 	// What an INSERT drawing its id (Session.drawAlone) reads too.
