@@ -31,6 +31,7 @@ type report struct {
 
 	passed, failed, skipped int // top-level tests, examples and fuzz targets
 	failedPkgs              []string
+	failedTests             []string // "pkg TestName/sub", deepest first, for the summary
 	skippedTests            []string // "pkg TestName", for the summary
 }
 
@@ -83,6 +84,14 @@ func (r *report) line(text string, now time.Time) {
 			return
 		}
 		if !isTopLevel(e.Test) {
+			// A subtest's output matters only if it failed: a package's
+			// failure prints what is left, and a failing scenario must not
+			// be buried under the logs of its passing siblings.
+			if e.Action == "fail" {
+				r.failedTests = append(r.failedTests, shortPkg(e.Package)+" "+e.Test)
+			} else {
+				delete(p.output, e.Test)
+			}
 			return
 		}
 		delete(p.running, e.Test)
@@ -99,6 +108,7 @@ func (r *report) line(text string, now time.Time) {
 		case "fail":
 			r.failed++
 			p.failed++
+			r.failedTests = append(r.failedTests, shortPkg(e.Package)+" "+e.Test)
 		}
 	}
 }
@@ -188,6 +198,9 @@ func (r *report) progress(now time.Time) {
 func (r *report) summary(label string) {
 	if len(r.skippedTests) > 0 {
 		fmt.Fprintf(r.w, "skipped: %s\n", strings.Join(r.skippedTests, ", "))
+	}
+	if len(r.failedTests) > 0 {
+		fmt.Fprintf(r.w, "failed tests: %s\n", strings.Join(r.failedTests, ", "))
 	}
 	if len(r.failedPkgs) > 0 {
 		fmt.Fprintf(r.w, "failed packages: %s\n", strings.Join(r.failedPkgs, " "))

@@ -38,6 +38,12 @@ func TestReport(t *testing.T) {
 	}
 	r.progress(at(20))
 	for _, l := range []string{
+		`{"Action":"run","Package":"m/b","Test":"TestSlow/quiet"}`,
+		`{"Action":"output","Package":"m/b","Test":"TestSlow/quiet","Output":"    slow_test.go:5: a passing scenario's log\n"}`,
+		`{"Action":"pass","Package":"m/b","Test":"TestSlow/quiet"}`,
+		`{"Action":"run","Package":"m/b","Test":"TestSlow/loud"}`,
+		`{"Action":"output","Package":"m/b","Test":"TestSlow/loud","Output":"    slow_test.go:7: mismatch\n"}`,
+		`{"Action":"fail","Package":"m/b","Test":"TestSlow/loud"}`,
 		`{"Action":"output","Package":"m/b","Test":"TestSlow","Output":"    slow_test.go:9: boom\n"}`,
 		`{"Action":"fail","Package":"m/b","Test":"TestSlow"}`,
 		`{"Action":"output","Package":"m/b","Output":"FAIL\n"}`,
@@ -58,6 +64,8 @@ ok   m/f FuzzParse	4s
 ... 20s: running m/b (20s, TestSlow 18s)
 --- output of m/b TestSlow
     slow_test.go:9: boom
+--- output of m/b TestSlow/loud
+    slow_test.go:7: mismatch
 FAIL
 FAIL m/b	25s
 c.go:1: syntax error
@@ -65,6 +73,7 @@ FAIL m/c	0s
 ?    m/d	[no test files]
 ... 40s: building; no test binary running
 skipped: m/a TestSkip
+failed tests: m/b TestSlow/loud, m/b TestSlow
 failed packages: m/b m/c
 tests: 2 passed, 2 failed, 1 skipped
 `
