@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/seqshim/seqshim/internal/engine"
 	"github.com/seqshim/seqshim/internal/options"
 )
 
@@ -68,6 +69,8 @@ func connect(ctx context.Context, config *pgx.ConnConfig, o Options, optFns []fu
 	if err != nil {
 		return nil, err
 	}
+	config = config.Copy()
+	engine.CountReports(&config.Config)
 	c, err := pgx.ConnectConfig(ctx, config)
 	if err != nil {
 		engines.Close()

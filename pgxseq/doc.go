@@ -36,7 +36,11 @@
 // sequence DDL in a transaction reaches the store only when it commits;
 // an error seqshim answers aborts the transaction in the database too; the
 // search_path, temporary sequences and multi-database membership are
-// followed as by the driver. A process using both front ends on one store
+// followed as by the driver. The connections pgxseq makes count the
+// ParameterStatus messages the server sends (its BuildFrontend wraps the
+// reader, around the configuration's own BuildFrontend if it has one; the
+// messages are not changed), so that the read-only check of a nextval
+// reads what the server reported only when it may have changed. A process using both front ends on one store
 // URL shares one store and one cache.
 //
 // Every pgx path takes part: each QueryExecMode (a leading argument, or

@@ -117,7 +117,8 @@ func Connect(ctx context.Context, connString string, optFns ...func(*Options)) (
 	return connect(ctx, cfg, o, optFns)
 }
 
-// ConnectConfig is [Connect] with a connection configuration.
+// ConnectConfig is [Connect] with a connection configuration, which it
+// copies.
 func ConnectConfig(ctx context.Context, config *pgx.ConnConfig, optFns ...func(*Options)) (*Conn, error) {
 	return connect(ctx, config, Options{}, optFns)
 }

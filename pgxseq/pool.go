@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/seqshim/seqshim/internal/engine"
 	"github.com/seqshim/seqshim/internal/options"
 	"github.com/seqshim/seqshim/seqcache"
 )
@@ -33,6 +34,7 @@ func newPool(ctx context.Context, config *pgxpool.Config, o Options, optFns []fu
 	}
 	p := &Pool{engines: options.NewEngines(o), opts: o}
 	config = config.Copy()
+	engine.CountReports(&config.ConnConfig.Config)
 	afterConnect, beforeClose := config.AfterConnect, config.BeforeClose
 	config.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		if afterConnect != nil {

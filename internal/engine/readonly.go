@@ -58,6 +58,16 @@ func (s *Session[A]) beganMode(readOnly bool) {
 // restart), so once in_hot_standby reads off (or is never reported, before
 // PostgreSQL 14) only default_transaction_read_only is read again.
 func (s *Session[A]) defaultReadOnly() bool {
+	if s.reports != nil {
+		// A report is counted as its bytes are read, perhaps into
+		// pgx's buffer ahead of pgconn taking it (one the server sent
+		// on its own, after a ReadyForQuery): the map is read now, and
+		// once more after the next round trip (heardFrom), by which
+		// pgconn has taken everything read before it.
+		if n := s.reports.Load(); n != s.roReports {
+			s.roReports, s.roDefault, s.roRecheck = n, modeUnknown, true
+		}
+	}
 	if s.roDefault == modeUnknown {
 		s.roDefault = modeWrite
 		if s.db.ParameterStatus("default_transaction_read_only") == "on" {
@@ -83,7 +93,11 @@ func (s *Session[A]) defaultReadOnly() bool {
 // a change the server makes on its own (a configuration reload, a
 // standby's promotion): the session sees that at its next statement that
 // reaches the database.
-func (s *Session[A]) heardFrom() { s.roDefault = modeUnknown }
+func (s *Session[A]) heardFrom() {
+	if s.reports == nil || s.roRecheck {
+		s.roDefault, s.roRecheck = modeUnknown, false
+	}
+}
 
 // readOnly reports whether the statement being evaluated runs in a
 // read-only transaction.

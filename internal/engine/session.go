@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/seqcache"
@@ -61,6 +62,12 @@ type Session[A Args] struct {
 	txMode    txMode // mode of the transaction block, if known
 	roDefault txMode // mode a new transaction takes, as last read; modeUnknown: read again
 	primary   bool   // the server reported it is not a hot standby: see defaultReadOnly
+	roRecheck bool   // read roDefault again after the next round trip: see defaultReadOnly
+	// reports counts the server's parameter reports, when the connection
+	// was made with CountReports (nil: read them after every round trip);
+	// roReports is the count roDefault was read at.
+	reports   *atomic.Uint64
+	roReports uint64
 	planMode  txMode // while evaluating: set by an earlier statement of the string
 	// The database's catalog: see catalog.go.
 	orphansPending bool    // an owner may have been dropped in a transaction block: see dropOrphans
@@ -109,6 +116,9 @@ func NewSession[A Args](ctx context.Context, e *Engine, db DB) (*Session[A], err
 		return nil, errNoDB
 	}
 	s := &Session[A]{eng: e, db: db}
+	if c, ok := db.(pgConn); ok {
+		s.reports = reports(c.pc)
+	}
 	if db != nil {
 		// One query now, so that no sequence call pays for it.
 		if err := s.learnSession(ctx); err != nil {
