@@ -40,8 +40,8 @@
 // ParameterStatus messages the server sends (its BuildFrontend wraps the
 // reader, around the configuration's own BuildFrontend if it has one; the
 // messages are not changed), so that the read-only check of a nextval
-// reads what the server reported only when it may have changed. A process using both front ends on one store
-// URL shares one store and one cache.
+// reads what the server reported only when it may have changed. A process
+// using both front ends on one store URL shares one store and one cache.
 //
 // Every pgx path takes part: each QueryExecMode (a leading argument, or
 // the connection's default), pgx.NamedArgs, pgx.StrictNamedArgs and any
