@@ -485,3 +485,74 @@ func TestBatchAsNative(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundValues: Exec's and Query's hot paths, which send an INSERT
+// with the id it leaves to a store default bound as a parameter. The
+// values land and INSERT … RETURNING returns them; the wrong number of
+// arguments is an error, as on the general path, and the session goes on;
+// a text with more parameters than the session's buffers hold takes the
+// general path, with the same outcome.
+func TestBoundValues(t *testing.T) {
+	ctx := context.Background()
+	pool, _ := newPool(t)
+	mustExec(t, pool, "CREATE TABLE t (id bigserial PRIMARY KEY, v text)")
+	for i := range 3 {
+		mustExec(t, pool, "INSERT INTO t (v) VALUES ($1)", fmt.Sprint(i))
+	}
+	var id int64
+	for want := int64(4); want <= 6; want++ {
+		if err := pool.QueryRow(ctx, "INSERT INTO t (v) VALUES ($1) RETURNING id", "r").Scan(&id); err != nil || id != want {
+			t.Fatalf("INSERT … RETURNING id: %d %v, want %d", id, err, want)
+		}
+	}
+	rows, err := pool.Query(ctx, "INSERT INTO t (v) VALUES ($1) RETURNING id", "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil || !slices.Equal(got, []int64{7}) {
+		t.Fatalf("Query INSERT … RETURNING id: %v %v", got, err)
+	}
+	for _, c := range []struct {
+		sql  string
+		args []any
+	}{
+		{"INSERT INTO t (v) VALUES ($1)", nil},
+		{"INSERT INTO t (v) VALUES ($1)", []any{"a", "b"}},
+		{"INSERT INTO t (v) VALUES ('c')", []any{"extra"}},
+		{"INSERT INTO t (v) VALUES ($1) RETURNING id", []any{"a", "b"}},
+	} {
+		if _, err := pool.Exec(ctx, c.sql, c.args...); err == nil {
+			t.Errorf("Exec %s with %d arguments: no error", c.sql, len(c.args))
+		}
+		rows, err := pool.Query(ctx, c.sql, c.args...)
+		if err == nil {
+			rows.Close()
+			err = rows.Err()
+		}
+		if err == nil {
+			t.Errorf("Query %s with %d arguments: no error", c.sql, len(c.args))
+		}
+	}
+	if err := pool.QueryRow(ctx, "INSERT INTO t (v) VALUES ($1) RETURNING id", "after").Scan(&id); err != nil || id <= 7 {
+		t.Fatalf("after the errors: %d %v", id, err)
+	}
+	var n, distinct int64
+	if err := pool.QueryRow(ctx, "SELECT count(*), count(DISTINCT id) FROM t").Scan(&n, &distinct); err != nil || n != 8 || distinct != 8 {
+		t.Fatalf("rows: %d, distinct ids: %d, %v; want 8", n, distinct, err)
+	}
+
+	// 16 parameters and the id: more than the session's buffers hold.
+	cols, params, args := make([]string, 16), make([]string, 16), make([]any, 16)
+	for i := range cols {
+		cols[i], params[i], args[i] = fmt.Sprintf("c%d", i), fmt.Sprintf("$%d", i+1), fmt.Sprint(i)
+	}
+	mustExec(t, pool, "CREATE TABLE w (id bigserial PRIMARY KEY, "+strings.Join(cols, " text, ")+" text)")
+	insert := "INSERT INTO w (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(params, ", ") + ")"
+	mustExec(t, pool, insert, args...)
+	if err := pool.QueryRow(ctx, insert+" RETURNING id", args...).Scan(&id); err != nil || id != 2 {
+		t.Fatalf("16 parameters, RETURNING id: %d %v", id, err)
+	}
+	if _, err := pool.Exec(ctx, insert, args[:15]...); err == nil {
+		t.Errorf("16 parameters, 15 arguments: no error")
+	}
+}

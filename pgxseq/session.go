@@ -155,6 +155,26 @@ func (x *session) dbArgs(c *call, step *engine.Step, query bool) ([]any, error) 
 	return out, nil
 }
 
+// boundArgs are the arguments to send with the text step says when the
+// engine rewrote it with its call values bound and the caller passed args
+// and no option (the hot paths of exec and query): the connection's exec
+// mode, args, then the values, in the session's buffers. ok is false when
+// they do not fit there, when args do not match the statement's
+// parameters (dbArgs says so) or when step is not such a text.
+func (x *session) boundArgs(args []any, step *engine.Step) (out []any, ok bool) {
+	if !step.Bound || step.AsIs || len(args) != step.NumParams() ||
+		1+len(args)+len(step.Values) > len(x.argBuf) || len(step.Values) > len(x.vals) {
+		return nil, false
+	}
+	out = append(x.argBuf[:0], x.mode)
+	out = append(out, args...)
+	for i, v := range step.Values {
+		x.vals[i] = bound(v)
+		out = append(out, &x.vals[i])
+	}
+	return out, true
+}
+
 // bound is a call value bound as a parameter. pgx encodes it through
 // pgtype.Int64Valuer, which neither boxes the value nor dereferences a
 // pointer by reflection, as it would an *int64.
@@ -194,6 +214,13 @@ func (x *session) exec(ctx context.Context, sql string, args []any) (pgconn.Comm
 				}
 				return tag, nil
 			}
+			if out, ok := x.boundArgs(args, &step); ok {
+				// The other hot path: an INSERT leaving its id to a store
+				// default.
+				tag, err := x.conn.Exec(ctx, step.SQL, out...)
+				clear(out)
+				return x.execDone(ctx, &step, tag, err)
+			}
 			c := call{sql: sql, args: args, text: sql, mode: x.mode, opts: x.opts[:0]}
 			return x.execStep(ctx, &c, &step)
 		}
@@ -220,6 +247,11 @@ func (x *session) execStep(ctx context.Context, c *call, step *engine.Step) (pgc
 		tag, err = x.conn.Exec(ctx, x.sendSQL(c, step), args...)
 	}
 	clear(args)
+	return x.execDone(ctx, step, tag, err)
+}
+
+// execDone finishes an Exec's step after the database answered tag, err.
+func (x *session) execDone(ctx context.Context, step *engine.Step, tag pgconn.CommandTag, err error) (pgconn.CommandTag, error) {
 	if err = x.s.Finish(ctx, step, err); err != nil {
 		return pgconn.CommandTag{}, err
 	}
@@ -250,6 +282,14 @@ func (x *session) query(ctx context.Context, sql string, args []any, own bool) (
 			}
 			if step.SQL == "" {
 				return x.answered(&step, own), nil
+			}
+			if step.Rows == nil {
+				if out, ok := x.boundArgs(args, &step); ok {
+					// INSERT … RETURNING leaving its id to a store default.
+					rows, err := x.conn.Query(ctx, step.SQL, out...)
+					clear(out)
+					return x.queryDone(ctx, &step, rows, err)
+				}
 			}
 			c := call{sql: sql, args: args, text: sql, mode: x.mode, opts: x.opts[:0]}
 			return x.queryStep(ctx, &c, &step, own)
@@ -288,14 +328,23 @@ func (x *session) queryStep(ctx context.Context, c *call, step *engine.Step, own
 		}
 	}
 	clear(args)
+	if step.Rows != nil {
+		if err = x.s.Finish(ctx, step, err); err != nil {
+			return errRows(err), err
+		}
+		return x.localRows(step.Rows, selectTag(step.Rows.NumRows()), own), nil
+	}
+	return x.queryDone(ctx, step, rows, err)
+}
+
+// queryDone finishes a Query's step whose rows are the database's, after
+// it answered rows, err.
+func (x *session) queryDone(ctx context.Context, step *engine.Step, rows pgx.Rows, err error) (pgx.Rows, error) {
 	if err = x.s.Finish(ctx, step, err); err != nil {
 		if rows != nil {
 			rows.Close()
 		}
 		return errRows(err), err
-	}
-	if step.Rows != nil {
-		return x.localRows(step.Rows, selectTag(step.Rows.NumRows()), own), nil
 	}
 	return rows, nil
 }

@@ -89,7 +89,10 @@
 //     named sequences (an INSERT leaving its id to a store default) skips
 //     the steps of the lifecycle that cannot apply to it
 //     (Session.answerAlone, Session.drawAlone), with the same checks in
-//     the same order. On a connection made with [CountReports] (pgxseq's
+//     the same order; the calls and verb of such an INSERT are kept with
+//     its Statement, so that neither drawAlone nor Finish reads the plan:
+//     between two of the program's round trips, each cache line read is a
+//     miss. On a connection made with [CountReports] (pgxseq's
 //     are), the read-only check reads the server's reports again only
 //     when the count of its ParameterStatus messages moved, not after
 //     every round trip.

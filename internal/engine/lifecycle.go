@@ -180,11 +180,10 @@ func (s *Session[A]) drawAlone(ctx context.Context, p *Statement, args A, req Re
 	}
 	s.req, s.served, s.planMode = req, 0, modeUnknown
 	s.resetNatives()
-	st := &p.plan.Statements[0]
-	s.dmlVerb = st.Verb
+	s.dmlVerb = p.verb
 	values := s.scratch[:0]
-	for i := range st.Calls {
-		v, err := s.nextval(ctx, &st.Calls[i], args)
+	for i := range p.calls {
+		v, err := s.nextval(ctx, &p.calls[i], args)
 		if err != nil {
 			s.heardFrom()
 			return s.Fail(ctx, err)
@@ -286,6 +285,12 @@ func (s *Session[A]) Finish(ctx context.Context, step *Step, err error) error {
 		}
 		return s.DatabaseError(ctx, err)
 	}
+	if p.draws && s.eng.shadow == nil {
+		// First, without reading the plan: the hot path of the programs
+		// that leave their ids to the database.
+		s.afterSent(nil) // no effects, nothing dropped or redefined
+		return nil
+	}
 	if p.plan != nil && p.plan.Redefines {
 		s.eng.relGen.Add(1) // what views.go read may have changed
 	}
@@ -300,9 +305,6 @@ func (s *Session[A]) Finish(ctx context.Context, step *Step, err error) error {
 	case step.AsIs:
 		s.afterSent(p.plan)
 		return s.afterDatabase(ctx, step.SQL)
-	case p.draws:
-		s.afterSent(nil) // no effects, nothing dropped
-		return nil
 	}
 	return s.afterStatements(ctx, p, step.later)
 }

@@ -149,8 +149,15 @@ type Statement struct {
 	// else of the session's (an INSERT leaving its id to a store default,
 	// INSERT … VALUES (nextval('s'), …)): in an ordinary session it is
 	// evaluated without the rest of the lifecycle (Session.drawAlone).
-	draws   bool
-	injects bool // the plan may insert: its text is made again when column defaults change
+	draws bool
+	// calls and verb: for a draws text, its statement's Calls and Verb,
+	// which drawAlone reads here rather than through the plan: for an
+	// INSERT leaving its id to a store default, two cache lines fewer
+	// between two of the program's round trips.
+	calls     []rewrite.Call
+	verb      string
+	numParams int  // plan.NumParams
+	injects   bool // the plan may insert: its text is made again when column defaults change
 	// For an injecting text: text was made with version of the store's
 	// column defaults, the session's path generation pathGen and its
 	// temporary relations' generation tempGen; memo is false when it was
@@ -186,7 +193,7 @@ func (p *Statement) NumParams() int {
 	if p.plan == nil {
 		return -1
 	}
-	return p.plan.NumParams
+	return p.numParams
 }
 
 // sessionStatement notes a text that may change the search_path or drop a
@@ -252,7 +259,7 @@ func (s *Session[A]) prepare(ctx context.Context, query string, old *Statement) 
 	if pl.PassThrough() && !pl.Effects() && !injects && !pl.Redefines {
 		p = passThrough
 	} else {
-		p = &Statement{plan: pl, local: allLocal(pl), query: query, text: text, injects: injects,
+		p = &Statement{plan: pl, numParams: pl.NumParams, local: allLocal(pl), query: query, text: text, injects: injects,
 			session: s.db != nil && s.eng.shadow == nil && pl.Effects(),
 			memo:    memo, version: version, pathGen: s.path.changes, tempGen: s.temps.gen,
 			drawsTemp: drawsTemp, mayDraw: mayDraw, tempTarget: tempTarget}
@@ -272,6 +279,9 @@ func (s *Session[A]) prepare(ctx context.Context, query string, old *Statement) 
 		}
 		p.draws = drawsAlone(pl) && !p.session && p.path == 0 && p.pathErr == nil &&
 			p.temp == tempOrder{} && !drawsTemp && !mayDraw && !tempTarget
+		if p.draws {
+			p.calls, p.verb = pl.Statements[0].Calls, pl.Statements[0].Verb
+		}
 	}
 	if len(query) > maxPlanText {
 		return p, nil
