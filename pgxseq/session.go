@@ -56,6 +56,16 @@ func newSession(ctx context.Context, eng *engine.Engine, conn *pgx.Conn) (*sessi
 	return &session{conn: conn, s: s, mode: conn.Config().DefaultQueryExecMode}, nil
 }
 
+// isPrepared reports whether sql names a statement prepared through the
+// wrapper.
+func (x *session) isPrepared(sql string) bool {
+	if len(x.prepared) == 0 {
+		return false // without a map lookup: the common case
+	}
+	_, ok := x.prepared[sql]
+	return ok
+}
+
 // call is one call's leading options, taken apart as pgx takes them.
 type call struct {
 	sql      string
@@ -202,7 +212,7 @@ func (x *session) exec(ctx context.Context, sql string, args []any) (pgconn.Comm
 	if len(args) == 0 || !isOption(args[0]) {
 		// The common case: no options, and perhaps the hot path, which
 		// sends the caller's own arguments.
-		if _, ok := x.prepared[sql]; !ok {
+		if !x.isPrepared(sql) {
 			step, err := x.s.Run(ctx, sql, engine.AnyArgs(args), engine.Request{Extended: len(args) > 0 && x.mode != pgx.QueryExecModeSimpleProtocol})
 			if err != nil {
 				return pgconn.CommandTag{}, err
@@ -267,7 +277,7 @@ func (x *session) execDone(ctx context.Context, step *engine.Step, tag pgconn.Co
 // statement, and then they are the session's own, reused.
 func (x *session) query(ctx context.Context, sql string, args []any, own bool) (pgx.Rows, error) {
 	if len(args) == 0 || !isOption(args[0]) {
-		if _, ok := x.prepared[sql]; !ok {
+		if !x.isPrepared(sql) {
 			step, err := x.s.Run(ctx, sql, engine.AnyArgs(args), engine.Request{Rows: true, Extended: x.mode != pgx.QueryExecModeSimpleProtocol})
 			if err != nil {
 				return errRows(err), err

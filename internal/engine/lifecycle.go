@@ -91,7 +91,18 @@ func (s *Step) NumParams() int { return s.st.NumParams() }
 // aborted if one is open ([Session.Fail]). A bug of seqshim's that panics
 // while reading the text is an error too (XX000, naming the statement,
 // logged), never a crashed process.
-func (s *Session[A]) Run(ctx context.Context, query string, args A, req Request) (step Step, err error) {
+func (s *Session[A]) Run(ctx context.Context, query string, args A, req Request) (Step, error) {
+	if p := s.lastPlan; p == passThrough && query == s.lastQuery && s.tx == nil && s.eng.shadow == nil {
+		// The hot path of every statement without sequence work, when
+		// it runs again (as below, without planning: no guard needed).
+		s.heardFrom()
+		return Step{SQL: query, AsIs: true, st: p}, nil
+	}
+	return s.run(ctx, query, args, req)
+}
+
+// run is Run.
+func (s *Session[A]) run(ctx context.Context, query string, args A, req Request) (step Step, err error) {
 	defer s.guard(ctx, query, &err)
 	p, err := s.statement(ctx, query)
 	if err != nil {
@@ -276,6 +287,13 @@ func (s *Session[A]) statement(ctx context.Context, query string) (p *Statement,
 // store sequences of a dropped schema or column.
 func (s *Session[A]) Finish(ctx context.Context, step *Step, err error) error {
 	p := step.st
+	if err == nil && s.eng.shadow == nil && (p == passThrough || p.draws) {
+		// The hot paths first, without reading a plan: a statement
+		// without sequence work, an INSERT leaving its id to a store
+		// default. Neither has effects, drops or redefines anything.
+		s.afterSent(nil)
+		return nil
+	}
 	if err != nil {
 		s.shadow = s.shadow[:0]
 		if p.plan != nil && p.plan.Temps != 0 {
@@ -285,12 +303,6 @@ func (s *Session[A]) Finish(ctx context.Context, step *Step, err error) error {
 		}
 		return s.DatabaseError(ctx, err)
 	}
-	if p.draws && s.eng.shadow == nil {
-		// First, without reading the plan: the hot path of the programs
-		// that leave their ids to the database.
-		s.afterSent(nil) // no effects, nothing dropped or redefined
-		return nil
-	}
 	if p.plan != nil && p.plan.Redefines {
 		s.eng.relGen.Add(1) // what views.go read may have changed
 	}
@@ -298,9 +310,6 @@ func (s *Session[A]) Finish(ctx context.Context, step *Step, err error) error {
 	case s.eng.shadow != nil:
 		s.shadowCounted()
 		s.heardFrom()
-		return nil
-	case p == passThrough:
-		s.afterSent(nil)
 		return nil
 	case step.AsIs:
 		s.afterSent(p.plan)
