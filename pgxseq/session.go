@@ -153,36 +153,39 @@ func (x *session) dbArgs(c *call, step *engine.Step, query bool) ([]any, error) 
 	}
 	out = append(out, c.args...)
 	if step.Bound {
-		vals := x.vals[:]
-		if len(step.Values) > len(vals) {
-			vals = make([]bound, len(step.Values))
-		}
-		for i, v := range step.Values {
-			vals[i] = bound(v)
-			out = append(out, &vals[i])
-		}
+		out = x.appendBound(out, step.Values)
 	}
 	return out, nil
+}
+
+// appendBound appends call values bound as parameters to out, in the
+// session's buffer when they fit.
+func (x *session) appendBound(out []any, values []int64) []any {
+	vals := x.vals[:]
+	if len(values) > len(vals) {
+		vals = make([]bound, len(values))
+	}
+	for i, v := range values {
+		vals[i] = bound(v)
+		out = append(out, &vals[i])
+	}
+	return out
 }
 
 // boundArgs are the arguments to send with the text step says when the
 // engine rewrote it with its call values bound and the caller passed args
 // and no option (the hot paths of exec and query): the connection's exec
-// mode, args, then the values, in the session's buffers. ok is false when
-// they do not fit there, when args do not match the statement's
-// parameters (dbArgs says so) or when step is not such a text.
+// mode, args, then the values, in the session's buffers: what dbArgs
+// makes of them, without taking the call apart. ok is false when they do
+// not fit there, when args do not match the statement's parameters
+// (dbArgs says so) or when step is not such a text.
 func (x *session) boundArgs(args []any, step *engine.Step) (out []any, ok bool) {
-	if !step.Bound || step.AsIs || len(args) != step.NumParams() ||
-		1+len(args)+len(step.Values) > len(x.argBuf) || len(step.Values) > len(x.vals) {
+	if !step.Bound || step.AsIs || len(args) != step.NumParams() || 1+len(args)+len(step.Values) > len(x.argBuf) {
 		return nil, false
 	}
 	out = append(x.argBuf[:0], x.mode)
 	out = append(out, args...)
-	for i, v := range step.Values {
-		x.vals[i] = bound(v)
-		out = append(out, &x.vals[i])
-	}
-	return out, true
+	return x.appendBound(out, step.Values), true
 }
 
 // bound is a call value bound as a parameter. pgx encodes it through
