@@ -101,7 +101,7 @@ func (s *Session[A]) Run(ctx context.Context, query string, args A, req Request)
 	return s.run(ctx, query, args, req)
 }
 
-// run is Run.
+// run is Run past its hot path.
 func (s *Session[A]) run(ctx context.Context, query string, args A, req Request) (step Step, err error) {
 	defer s.guard(ctx, query, &err)
 	p, err := s.statement(ctx, query)
