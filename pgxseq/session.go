@@ -26,16 +26,20 @@ type session struct {
 	// engine rewrites at each execution is not).
 	prepared map[string]preparedStmt
 
+	// An INSERT leaving its id to a store default reads the fields above
+	// and these two (argBuf's first few): two of the session's cache
+	// lines.
+	vals   [4]bound // bound call values, passed by pointer: no allocation
+	argBuf [16]any  // the arguments of a rewritten statement, when they fit
+
 	// QueryRow's answer, scanned before the session's next statement, and
 	// rows answered here that the session reads itself (QueryRow,
-	// batches), before they are read into ownRows. With the fields above,
+	// batches), before they are read into ownRows. With the first fields,
 	// they are what QueryRow of a statement answered here reads of the
-	// session: together, they are few cache lines.
+	// session.
 	ownRow  row
 	ownLazy lazyRows
 
-	argBuf   [16]any    // the arguments of a rewritten statement, when they fit
-	vals     [4]bound   // bound call values, passed by pointer: no allocation
 	opts     [4]any     // a call's result formats options
 	rowsSlab []bufRows  // rows answered here, to hand out: see localRows
 	ownRows  bufRows    // ownLazy's rows, once read

@@ -92,7 +92,10 @@
 //     the same order; the calls and verb of such an INSERT are kept with
 //     its Statement, so that neither drawAlone nor Finish reads the plan:
 //     between two of the program's round trips, each cache line read is a
-//     miss. On a connection made with [CountReports] (pgxseq's
+//     miss. When such an INSERT of one call comes again and every one of
+//     those checks takes its common case, Run makes them, draws and does
+//     their effects in one function (Session.drawAgain), and falls back to
+//     the rest otherwise. On a connection made with [CountReports] (pgxseq's
 //     are), the read-only check reads the server's reports again only
 //     when the count of its ParameterStatus messages moved, not after
 //     every round trip.

@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
+	"sync/atomic"
 	"testing"
 )
 
@@ -83,24 +85,116 @@ func TestDrawAlone(t *testing.T) {
 	}
 	for _, st := range states {
 		for _, sql := range texts {
-			fast, whole := st.db(), st.db()
-			a, b := newSession(t, fast), newSession(t, whole)
-			pa, _ := a.statement(ctx, sql)
-			pb, _ := b.statement(ctx, sql)
-			if !pa.draws {
-				t.Fatalf("%s: not served by drawAlone", sql)
-			}
-			pb.draws = false   // the whole lifecycle
-			for i := range 3 { // the first resolves the name, the others remember it
-				oa, ob := do(a, sql), do(b, sql)
-				if !reflect.DeepEqual(oa, ob) {
-					t.Errorf("%s, %s, execution %d:\ndrawAlone      %+v\nthe lifecycle  %+v", st.name, sql, i+1, oa, ob)
+			// counted: the connection counts the server's reports, as
+			// pgxseq's do (CountReports), or not, as the database/sql
+			// driver's (Session.drawAgain serves a text again on both);
+			// on one that counts, a report arrives before the fourth
+			// execution, making the default read-only.
+			for _, counted := range []bool{false, true} {
+				fast, whole := st.db(), st.db()
+				a, b := newSession(t, fast), newSession(t, whole)
+				if counted {
+					a.reports, b.reports = new(atomic.Uint64), new(atomic.Uint64)
+				}
+				pa, _ := a.statement(ctx, sql)
+				pb, _ := b.statement(ctx, sql)
+				if !pa.draws {
+					t.Fatalf("%s: not served by drawAlone", sql)
+				}
+				pb.draws = false   // the whole lifecycle
+				for i := range 5 { // the first resolves the name, the others remember it
+					if counted && i == 3 {
+						for _, db := range []*fakeDB{fast, whole} {
+							db.params = maps.Clone(db.params)
+							if db.params == nil {
+								db.params = map[string]string{}
+							}
+							db.params["default_transaction_read_only"] = "on"
+						}
+						a.reports.Add(1)
+						b.reports.Add(1)
+					}
+					oa, ob := do(a, sql), do(b, sql)
+					if !reflect.DeepEqual(oa, ob) {
+						t.Errorf("%s, %s, counted %v, execution %d:\ndrawAlone      %+v\nthe lifecycle  %+v", st.name, sql, counted, i+1, oa, ob)
+					}
+				}
+				if !reflect.DeepEqual(fast.queries, whole.queries) || fast.reads != whole.reads || fast.shows != whole.shows {
+					t.Errorf("%s, %s, counted %v: drawAlone asked the database %q (%d reads of its reports), the lifecycle %q (%d)",
+						st.name, sql, counted, fast.queries, fast.reads, whole.queries, whole.reads)
 				}
 			}
-			if !reflect.DeepEqual(fast.queries, whole.queries) || fast.reads != whole.reads || fast.shows != whole.shows {
-				t.Errorf("%s, %s: drawAlone asked the database %q (%d reads of its reports), the lifecycle %q (%d)",
-					st.name, sql, fast.queries, fast.reads, whole.queries, whole.reads)
-			}
+		}
+	}
+}
+
+// TestDrawAgain checks that Session.drawAgain serves an INSERT drawing its
+// id again in an ordinary session, on a connection that counts reports or
+// not, and does nothing where it does not apply (TestDrawAlone compares
+// what it serves with the whole lifecycle).
+func TestDrawAgain(t *testing.T) {
+	ctx := context.Background()
+	const sql = "INSERT INTO t VALUES (nextval('s'), $1)"
+	again := func(s *Session[AnyArgs]) (Step, bool) {
+		t.Helper()
+		var step Step
+		ok, err := s.drawAgain(ctx, sql, s.lastPlan, Request{Extended: true}, &step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return step, ok
+	}
+	run := func(s *Session[AnyArgs]) {
+		t.Helper()
+		step, err := s.Run(ctx, sql, AnyArgs{"x"}, Request{Extended: true})
+		if err == nil {
+			err = s.Finish(ctx, &step, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for _, counted := range []bool{true, false} {
+		s := newSession(t, &fakeDB{})
+		if counted {
+			s.reports = new(atomic.Uint64)
+		}
+		run(s)
+		run(s)
+		step, ok := again(s)
+		if !ok || step.SQL != s.lastPlan.bound || !step.Bound || !step.hot || len(step.Values) != 1 {
+			t.Fatalf("counted %v: drawAgain: %v, %+v", counted, ok, step)
+		}
+		if err := s.Finish(ctx, &step, nil); err != nil {
+			t.Fatal(err)
+		}
+		if e, ok := s.seq.currval(s.fast.name); !ok || e.v != step.Values[0] {
+			t.Errorf("counted %v: currval of %s is %d (%v) after drawAgain drew %d", counted, s.fast.name, e.v, ok, step.Values[0])
+		}
+	}
+
+	for name, prep := range map[string]func(s *Session[AnyArgs]){
+		"read-only by default": func(s *Session[AnyArgs]) {
+			s.db.(*fakeDB).params = map[string]string{"default_transaction_read_only": "on"}
+			s.reports.Add(1)
+		},
+		"sequence DDL":          func(s *Session[AnyArgs]) { s.eng.ddlGen.Add(1) },
+		"search_path changed":   func(s *Session[AnyArgs]) { s.path.changes++ },
+		"in a transaction":      func(s *Session[AnyArgs]) { s.db.(*fakeDB).status = 'T' },
+		"aborted transaction":   func(s *Session[AnyArgs]) { s.db.(*fakeDB).status = 'E' },
+		"temporary relations":   func(s *Session[AnyArgs]) { s.temps.maybe = true },
+		"another text last":     func(s *Session[AnyArgs]) { s.fast.call = nil },
+		"relations redefined":   func(s *Session[AnyArgs]) { s.eng.relGen.Add(1) },
+		"membership not proved": func(s *Session[AnyArgs]) { s.hereHandle = nil },
+	} {
+		s := newSession(t, &fakeDB{db: "db1"})
+		s.reports = new(atomic.Uint64)
+		run(s)
+		run(s)
+		prep(s)
+		if step, ok := again(s); ok {
+			t.Errorf("%s: drawAgain served %+v", name, step)
 		}
 	}
 }

@@ -17,16 +17,11 @@ import (
 // store), the planner and the DDL mode. [Open] makes one. It is safe for
 // concurrent use; its [Session]s are not.
 type Engine struct {
-	// All written by Open, read only afterwards.
-	sh      *shared
-	store   sequence.Store
-	cache   *seqcache.Cache
-	shadow  *Shadow // shadow mode's drawer; nil in serve mode
-	planner *rewrite.Planner
+	// What every statement reads comes first, together: between two of
+	// the program's round trips each cache line is a miss.
+	shadow  *Shadow // shadow mode's drawer; nil in serve mode (written by Open)
 	dialect rewrite.Dialect
 	ddlToDB bool
-	label   string // "seqshim: sequence store NAME", the prefix of store errors
-
 	// ddlGen counts the sequence DDL the engine's sessions applied: a
 	// session's resolutions of unqualified names made before a change are
 	// stale.
@@ -34,6 +29,13 @@ type Engine struct {
 	// relGen counts the texts with CREATE, ALTER or DROP the engine's
 	// sessions sent: what it read of views before is read again.
 	relGen atomic.Uint64
+
+	// All written by Open, read only afterwards.
+	sh      *shared
+	store   sequence.Store
+	cache   *seqcache.Cache
+	planner *rewrite.Planner
+	label   string // "seqshim: sequence store NAME", the prefix of store errors
 
 	dbDefaults sync.Map // database identity → *defaults: the store's column defaults there (defaults.go)
 

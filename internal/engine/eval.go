@@ -485,6 +485,8 @@ type fastNextval struct {
 // remembered between executions of the call. SELECT nextval('s') in a
 // loop is the hot path of the programs that draw their ids themselves,
 // an INSERT leaving its id to a serial default that of the others.
+// Session.drawAgain makes the same checks for that INSERT: a change here
+// is a change there.
 func (s *Session[A]) nextval(ctx context.Context, c *rewrite.Call, args A) (int64, error) {
 	f := &s.fast
 	gen := s.eng.ddlGen.Load()

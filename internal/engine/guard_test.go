@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/seqshim/seqshim/memstore"
+	"github.com/seqshim/seqshim/rewrite"
 	"github.com/seqshim/seqshim/sequence"
 )
 
@@ -102,5 +104,76 @@ func TestGuardWrapped(t *testing.T) {
 	}
 	if s.tx != nil {
 		t.Error("DDL is still held")
+	}
+}
+
+// switchedPanicStore is a memory store whose List panics while on is set.
+type switchedPanicStore struct {
+	*memstore.Store
+	on atomic.Bool
+}
+
+func (s *switchedPanicStore) List(ctx context.Context) ([]sequence.Info, error) {
+	if s.on.Load() {
+		panic("index out of range [6] with length 6")
+	}
+	return s.Store.List(ctx)
+}
+
+// TestGuardDrawAgain: a panic on Session.drawAgain's path (the store's
+// column defaults read again for an INSERT that draws its id, repeated) is
+// one error, XX000, logged once, not a second try through the whole
+// lifecycle; and the session goes on.
+func TestGuardDrawAgain(t *testing.T) {
+	ctx := context.Background()
+	st := &switchedPanicStore{Store: memstore.New()}
+	defs := []sequence.ColumnDefault{{Table: "orders", Column: "id"}}
+	spec, pos, _ := sequence.Clauses{Defaults: &defs}.Create()
+	if err := st.Create(ctx, "orders_id_seq", spec, pos); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	cfg := Config{Store: st, Dialect: rewrite.Postgres}
+	cfg.Cache.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	e, err := Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s, err := NewSession[AnyArgs](ctx, e, &fakeDB{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.reports = new(atomic.Uint64) // a connection counting reports, where drawAgain applies
+	const q = "INSERT INTO orders (v) VALUES ($1)"
+	insert := func() (Step, error) {
+		step, err := s.Run(ctx, q, AnyArgs{"x"}, Request{Extended: true})
+		if err == nil {
+			err = s.Finish(ctx, &step, nil)
+		}
+		return step, err
+	}
+	for range 2 {
+		if _, err := insert(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !s.lastPlan.draws || !s.lastPlan.injects {
+		t.Fatalf("%s: draws %v, injects %v; the test needs both", q, s.lastPlan.draws, s.lastPlan.injects)
+	}
+	e.forgetDefaults() // column DDL elsewhere: the next INSERT reads the store
+	st.on.Store(true)
+	_, err = insert()
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != codeInternalError || !strings.Contains(pe.Message, q) {
+		t.Fatalf("%v, want XX000 naming the statement", err)
+	}
+	if n := strings.Count(logs.String(), "level=ERROR"); n != 1 {
+		t.Errorf("the panic was logged %d times, want once: %q", n, logs.String())
+	}
+	st.on.Store(false)
+	step, err := insert()
+	if err != nil || !strings.Contains(step.SQL, "id") {
+		t.Fatalf("the session after the panic: %q, %v", step.SQL, err)
 	}
 }

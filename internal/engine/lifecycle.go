@@ -56,6 +56,10 @@ type Step struct {
 	// (the store sequences of dropped owning columns) to the session's
 	// next statement with sequence work.
 	later bool
+	// hot: Run took one of its hot paths (a statement without sequence
+	// work, an INSERT leaving its id to a store default), which Finish
+	// finishes without reading the Statement or the engine.
+	hot bool
 }
 
 // Request is how a front end sends a text and which of the database's
@@ -96,9 +100,75 @@ func (s *Session[A]) Run(ctx context.Context, query string, args A, req Request)
 		// The hot path of every statement without sequence work, when
 		// it runs again (as below, without planning: no guard needed).
 		s.heardFrom()
-		return Step{SQL: query, AsIs: true, st: p}, nil
+		return Step{SQL: query, AsIs: true, st: p, hot: true}, nil
+	}
+	if p := s.lastPlan; p != nil && p.draws && query == s.lastQuery {
+		var step Step
+		if ok, err := s.drawAgain(ctx, query, p, req, &step); ok || err != nil { // err alone: a panic, recovered
+			return step, err
+		}
 	}
 	return s.run(ctx, query, args, req)
+}
+
+// drawAgain is Run for the session's last text when it comes again and is
+// a draws text of one call (an INSERT leaving its id to a store default),
+// in a session where drawAlone and Session.nextval would take their fast
+// paths: their checks, their draw and their effects, in one function.
+// Between two of the program's round trips few of the CPU's cached lines
+// are left, and each function of the general path is more of them. ok is
+// false when anything it checks is not the common case, with nothing
+// done but the reading of the server's reports that run's read-only
+// check would make the same: run then does it all. A panic is recovered
+// as in run: an error (with ok false, which is then not to be read).
+func (s *Session[A]) drawAgain(ctx context.Context, query string, p *Statement, req Request, step *Step) (ok bool, err error) {
+	defer s.guard(ctx, query, &err) // as run's: the column defaults may be read from the store below
+	// What statement, run and drawAlone check: the text's Statement is
+	// still good, the session is ordinary, the transaction not aborted.
+	if len(p.calls) != 1 || p.alone || p.bound == "" || !s.ordinary() ||
+		p.injects && !s.sameDefaults(ctx, p) {
+		return false, nil
+	}
+	if s.db != nil && s.db.TxStatus() != 'I' {
+		return false, nil // in a block (readOnly asks the database), or aborted (txFailed)
+	}
+	// What Session.nextval checks: the call's resolution still holds.
+	c, f := &p.calls[0], &s.fast
+	gen := s.eng.ddlGen.Load()
+	if f.call != c || f.h == nil || f.ddlGen != gen || f.path != s.path.changes || f.tempsGen != s.temps.gen || !s.path.known && s.db != nil {
+		return false, nil
+	}
+	// callAllowed and here, in their common cases: a superuser (or no
+	// twins to check), the handle known to be the database's.
+	if s.twins() && !(s.privs.started && s.privs.super && s.eng.relGen.Load() == s.privs.gen) ||
+		s.dbID != "" && (f.h != s.hereHandle || gen != s.hereGen) {
+		return false, nil
+	}
+	// writable, outside a transaction block: not read-only by default.
+	// What defaultReadOnly reads of the server's reports it keeps, as
+	// run's check would, reading them just the same.
+	if s.db != nil && s.defaultReadOnly() {
+		return false, nil
+	}
+	s.req, s.served, s.planMode = req, 0, modeUnknown
+	if s.db != nil {
+		s.txMode = modeUnknown // readOnly, outside a transaction block
+	}
+	s.resetNatives()
+	s.dmlVerb = p.verb
+	v, err := s.draw(ctx, c.Name, f.name, f.name, c.Unqualified, f.h)
+	if err != nil || s.seq.lastUsed != f.name {
+		f.call = nil
+	}
+	if err != nil {
+		s.heardFrom()
+		return true, s.Fail(ctx, err)
+	}
+	s.dmlVerb = ""
+	s.heardFrom() // it reaches the database
+	step.st, step.Values, step.hot = p, append(s.scratch[:0], v), true
+	step.SQL, step.Bound = p.bound, true
+	return true, nil
 }
 
 // run is Run past its hot path.
@@ -119,8 +189,9 @@ func (s *Session[A]) run(ctx context.Context, query string, args A, req Request)
 		s.heardFrom()
 		if s.eng.shadow != nil {
 			s.shadowCount(p.plan, args)
+			return Step{SQL: query, AsIs: true, st: p}, nil
 		}
-		return Step{SQL: query, AsIs: true, st: p}, nil
+		return Step{SQL: query, AsIs: true, st: p, hot: true}, nil
 	}
 	if p.draws && s.ordinary() {
 		err = s.drawAlone(ctx, p, args, req, &step)
@@ -184,7 +255,9 @@ func (s *Session[A]) answerAlone(ctx context.Context, p *Statement, args A, req 
 // statement of several, none answered here, no temporary relation, no
 // effect on the session), in the same order. An INSERT leaving its id to
 // a store default is the hot path of the programs that leave their ids to
-// the database.
+// the database. Session.drawAgain does what it does, in its common case,
+// when the text comes again: a change here is a change there
+// (TestDrawAlone compares both with the whole lifecycle).
 func (s *Session[A]) drawAlone(ctx context.Context, p *Statement, args A, req Request, step *Step) error {
 	if err := s.txFailed(); err != nil {
 		return err
@@ -203,7 +276,7 @@ func (s *Session[A]) drawAlone(ctx context.Context, p *Statement, args A, req Re
 	}
 	s.dmlVerb = ""
 	s.heardFrom() // it reaches the database
-	step.st, step.Values = p, values
+	step.st, step.Values, step.hot = p, values, true
 	step.SQL, step.Bound = s.render(p, values)
 	return nil
 }
@@ -287,8 +360,9 @@ func (s *Session[A]) statement(ctx context.Context, query string) (p *Statement,
 // store sequences of a dropped schema or column.
 func (s *Session[A]) Finish(ctx context.Context, step *Step, err error) error {
 	p := step.st
-	if err == nil && s.eng.shadow == nil && (p == passThrough || p.draws) {
-		// The hot paths first, without reading a plan: a statement
+	if err == nil && (step.hot || s.eng.shadow == nil && (p == passThrough || p.draws)) {
+		// The hot paths first, without reading a plan (nor, when Run
+		// took one of them, the Statement or the engine): a statement
 		// without sequence work, an INSERT leaving its id to a store
 		// default. Neither has effects, drops or redefines anything.
 		s.afterSent(nil)

@@ -223,7 +223,8 @@ func (s *Session[A]) others(info sequence.Info) bool {
 // which serves its block through a store outage as it always did (or
 // fails with the outage's error). Meanwhile a nextval of a sequence this
 // database lacks draws from the counter other databases share — unique
-// values still — rather than fail with 42P01.
+// values still — rather than fail with 42P01. Session.drawAgain checks
+// its first two cases itself.
 func (s *Session[A]) here(ctx context.Context, h *seqcache.Handle, held bool) error {
 	if s.dbID == "" || held {
 		return nil

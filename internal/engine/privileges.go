@@ -67,6 +67,7 @@ func (s *Session[A]) forgetPrivileges() { s.privs.started = false }
 // privileges returns the privilege bits of the current role on store
 // sequence name (canonical); 0 with ok false when there is nothing to
 // check: no database session, a superuser, seqshim.ddl=both.
+// Session.drawAgain checks the first two cases itself.
 func (s *Session[A]) privileges(ctx context.Context, name string) (bits uint8, ok bool, err error) {
 	if !s.twins() {
 		return 0, false, nil

@@ -57,6 +57,7 @@ func (s *Session[A]) beganMode(readOnly bool) {
 // lasts (a standby is promoted, a primary is not demoted without a
 // restart), so once in_hot_standby reads off (or is never reported, before
 // PostgreSQL 14) only default_transaction_read_only is read again.
+// Session.drawAgain calls it too, before it draws.
 func (s *Session[A]) defaultReadOnly() bool {
 	if s.reports != nil {
 		// A report is counted as its bytes are read, perhaps into
