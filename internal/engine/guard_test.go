@@ -144,7 +144,7 @@ func TestGuardDrawAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.reports = new(atomic.Uint64) // a connection counting reports, where drawAgain applies
+	s.reports = new(atomic.Uint64) // a connection counting reports, as pgxseq's
 	const q = "INSERT INTO orders (v) VALUES ($1)"
 	insert := func() (Step, error) {
 		step, err := s.Run(ctx, q, AnyArgs{"x"}, Request{Extended: true})
