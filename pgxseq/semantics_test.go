@@ -489,13 +489,20 @@ func TestBatchAsNative(t *testing.T) {
 // TestBoundValues: Exec's and Query's hot paths, which send an INSERT
 // with the id it leaves to a store default bound as a parameter. The
 // values land and INSERT … RETURNING returns them; the wrong number of
-// arguments is an error, as on the general path, and the session goes on;
-// a text with more parameters than the session's buffers hold takes the
-// general path, with the same outcome.
+// arguments is pgx's or the server's own error, as natively (on a twin
+// table made through pgx), nothing is drawn for it, and the session goes
+// on; a text with more parameters than the session's buffers hold takes
+// the general path, with the same outcome.
 func TestBoundValues(t *testing.T) {
 	ctx := context.Background()
-	pool, _ := newPool(t)
+	pool, db := newPool(t)
+	native, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { native.Close(context.Background()) })
 	mustExec(t, pool, "CREATE TABLE t (id bigserial PRIMARY KEY, v text)")
+	mustExec(t, native, "CREATE TABLE n (id bigserial PRIMARY KEY, v text)")
 	for i := range 3 {
 		mustExec(t, pool, "INSERT INTO t (v) VALUES ($1)", fmt.Sprint(i))
 	}
@@ -512,29 +519,41 @@ func TestBoundValues(t *testing.T) {
 	if got, err := pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil || !slices.Equal(got, []int64{7}) {
 		t.Fatalf("Query INSERT … RETURNING id: %v %v", got, err)
 	}
-	for _, c := range []struct {
-		sql  string
-		args []any
-	}{
-		{"INSERT INTO t (v) VALUES ($1)", nil},
-		{"INSERT INTO t (v) VALUES ($1)", []any{"a", "b"}},
-		{"INSERT INTO t (v) VALUES ('c')", []any{"extra"}},
-		{"INSERT INTO t (v) VALUES ($1) RETURNING id", []any{"a", "b"}},
-	} {
-		if _, err := pool.Exec(ctx, c.sql, c.args...); err == nil {
-			t.Errorf("Exec %s with %d arguments: no error", c.sql, len(c.args))
-		}
-		rows, err := pool.Query(ctx, c.sql, c.args...)
+	query := func(q interface {
+		Query(context.Context, string, ...any) (pgx.Rows, error)
+	}, sql string, args []any) error {
+		rows, err := q.Query(ctx, sql, args...)
 		if err == nil {
 			rows.Close()
 			err = rows.Err()
 		}
-		if err == nil {
-			t.Errorf("Query %s with %d arguments: no error", c.sql, len(c.args))
+		return err
+	}
+	for _, c := range []struct {
+		sql  string
+		args []any
+	}{
+		{"INSERT INTO %s (v) VALUES ($1)", nil},
+		{"INSERT INTO %s (v) VALUES ($1)", []any{"a", "b"}},
+		{"INSERT INTO %s (v) VALUES ('c')", []any{"extra"}},
+		{"INSERT INTO %s (v) VALUES ($1) RETURNING id", []any{"a", "b"}},
+		{"INSERT INTO %s (v) VALUES ($1)", []any{pgx.QueryExecModeExec, "a", "b"}},
+		{"INSERT INTO %s (v) VALUES ($1)", []any{pgx.QueryExecModeSimpleProtocol}},
+		{"INSERT INTO %s (v) VALUES ($1)", []any{pgx.QueryExecModeSimpleProtocol, "a", "b"}},
+	} {
+		shimSQL, nativeSQL := fmt.Sprintf(c.sql, "t"), fmt.Sprintf(c.sql, "n")
+		_, got := pool.Exec(ctx, shimSQL, c.args...)
+		_, want := native.Exec(ctx, nativeSQL, c.args...)
+		if want == nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("Exec %s with %v: %v, natively %v", c.sql, c.args, got, want)
+		}
+		got, want = query(pool, shimSQL, c.args), query(native, nativeSQL, c.args)
+		if want == nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("Query %s with %v: %v, natively %v", c.sql, c.args, got, want)
 		}
 	}
-	if err := pool.QueryRow(ctx, "INSERT INTO t (v) VALUES ($1) RETURNING id", "after").Scan(&id); err != nil || id <= 7 {
-		t.Fatalf("after the errors: %d %v", id, err)
+	if err := pool.QueryRow(ctx, "INSERT INTO t (v) VALUES ($1) RETURNING id", "after").Scan(&id); err != nil || id != 8 {
+		t.Fatalf("after the errors: %d %v, want 8 (nothing drawn for them)", id, err)
 	}
 	var n, distinct int64
 	if err := pool.QueryRow(ctx, "SELECT count(*), count(DISTINCT id) FROM t").Scan(&n, &distinct); err != nil || n != 8 || distinct != 8 {
@@ -554,5 +573,8 @@ func TestBoundValues(t *testing.T) {
 	}
 	if _, err := pool.Exec(ctx, insert, args[:15]...); err == nil {
 		t.Errorf("16 parameters, 15 arguments: no error")
+	}
+	if err := pool.QueryRow(ctx, insert+" RETURNING id", args...).Scan(&id); err != nil || id != 3 {
+		t.Fatalf("16 parameters after the error: %d %v, want 3", id, err)
 	}
 }

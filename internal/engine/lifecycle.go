@@ -102,7 +102,7 @@ func (s *Session[A]) Run(ctx context.Context, query string, args A, req Request)
 		s.heardFrom()
 		return Step{SQL: query, AsIs: true, st: p, hot: true}, nil
 	}
-	if p := s.lastPlan; p != nil && p.draws && query == s.lastQuery {
+	if p := s.lastPlan; p != nil && p.draws && query == s.lastQuery && args.Len() == p.numParams {
 		var step Step
 		if ok, err := s.drawAgain(ctx, query, p, req, &step); ok || err != nil { // err alone: a panic, recovered
 			return step, err
@@ -181,6 +181,13 @@ func (s *Session[A]) run(ctx context.Context, query string, args A, req Request)
 	if p.alone && s.ordinary() {
 		err = s.answerAlone(ctx, p, args, req, &step)
 		return step, err
+	}
+	if p.draws && args.Len() != p.numParams && s.eng.shadow == nil {
+		// Arguments that do not match the text's parameters: sent as
+		// the program wrote it, pgx or the database refuses it with its
+		// own error before any of it runs, and nothing is drawn for it.
+		s.heardFrom()
+		return Step{SQL: query, AsIs: true, st: p}, nil
 	}
 	if p == passThrough && s.tx == nil || s.eng.shadow != nil {
 		// The hot path: nothing to do but send it. In shadow mode, the
