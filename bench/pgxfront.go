@@ -132,7 +132,7 @@ func pgxInsertDefault(ctx context.Context, p *pgxPair, budget time.Duration) (ro
 		return row{}, err
 	}
 	return compare(ctx, row{Name: "pgx: INSERT … (v) VALUES ($1), id bigserial", Subject: "pgxseq", Baseline: "PostgreSQL via pgx",
-		Note: "Conn.Exec on both sides, on the same session: the id from the store through pgxseq, written into the INSERT as a bound value; from the database's sequence natively"}, budget,
+		Note: "Conn.Exec on both sides, on the same session: the id from the store through pgxseq, written into the INSERT as a bound value and sent with a statement pgxseq prepared, as pgx sends its cached ones; from the database's sequence natively"}, budget,
 		func() error { _, err := p.shim.Exec(context.Background(), q[0], "x"); return err },
 		func() error { _, err := p.native.Exec(context.Background(), q[1], "x"); return err })
 }

@@ -98,6 +98,13 @@ func (c *Conn) Deallocate(ctx context.Context, name string) error {
 	return c.x.deallocate(ctx, name)
 }
 
+// DeallocateAll releases every prepared statement of the connection, as
+// pgx.Conn.DeallocateAll: those prepared through the wrapper, pgx's
+// cached ones and seqshim's own.
+func (c *Conn) DeallocateAll(ctx context.Context) error {
+	return c.x.deallocateAll(ctx)
+}
+
 // Begin begins a transaction, as pgx.Conn.Begin.
 func (c *Conn) Begin(ctx context.Context) (pgx.Tx, error) {
 	return c.BeginTx(ctx, pgx.TxOptions{})

@@ -51,6 +51,25 @@
 // decode as the database's would: int8 columns (text format), regclass
 // values as text.
 //
+// # Statements prepared by seqshim
+//
+// An INSERT leaving its id to a store default is sent with its id bound
+// as one more parameter. Sent by Exec in pgx's default
+// QueryExecModeCacheStatement, it goes as pgx's Exec would send it (a
+// statement prepared once per text and connection, then bound and
+// executed), but pgxseq prepares and sends it itself through pgconn,
+// without the per-call work of pgx's Exec around it, a percent of a round
+// trip. pg_prepared_statements shows such a statement named seqshim_…
+// (a digest of the text, as pgx names its own stmtcache_…). Like pgx's
+// cached statements, it is prepared again after an error; it fails once
+// with 26000 after the program's DEALLOCATE ALL or DISCARD ALL; it is
+// released by [Conn.DeallocateAll] (the wrapped *pgx.Conn's DeallocateAll
+// does not know them: after it they fail once, as after DEALLOCATE ALL);
+// and a connection has no more of them
+// than its StatementCacheCapacity (when full, all are released before the
+// next statement). With a tracer in the connection's configuration,
+// another default mode, or no statement cache, pgx's Exec sends it.
+//
 // # Batches
 //
 // SendBatch plans and draws for each queued statement as for the same

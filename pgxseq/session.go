@@ -31,6 +31,7 @@ type session struct {
 	// lines.
 	vals   [4]bound // bound call values, passed by pointer: no allocation
 	argBuf [16]any  // the arguments of a rewritten statement, when they fit
+	direct directStmts
 
 	// QueryRow's answer, scanned before the session's next statement, and
 	// rows answered here that the session reads itself (QueryRow,
@@ -57,7 +58,10 @@ func newSession(ctx context.Context, eng *engine.Engine, conn *pgx.Conn) (*sessi
 	if err != nil {
 		return nil, err
 	}
-	return &session{conn: conn, s: s, mode: conn.Config().DefaultQueryExecMode}, nil
+	config := conn.Config()
+	x := &session{conn: conn, s: s, mode: config.DefaultQueryExecMode}
+	x.direct.init(config)
+	return x, nil
 }
 
 // isPrepared reports whether sql names a statement prepared through the
@@ -234,7 +238,7 @@ func (x *session) exec(ctx context.Context, sql string, args []any) (pgconn.Comm
 			if out, ok := x.boundArgs(args, &step); ok {
 				// The other hot path: an INSERT leaving its id to a store
 				// default.
-				tag, err := x.conn.Exec(ctx, step.SQL, out...)
+				tag, err := x.execBound(ctx, step.SQL, out)
 				clear(out)
 				return x.execDone(ctx, &step, tag, err)
 			}
@@ -431,6 +435,13 @@ func (x *session) deallocate(ctx context.Context, name string) error {
 		return nil
 	}
 	return x.conn.Deallocate(ctx, name)
+}
+
+// deallocateAll is DeallocateAll on the session.
+func (x *session) deallocateAll(ctx context.Context) error {
+	clear(x.prepared)
+	x.forgetDirect()
+	return x.conn.DeallocateAll(ctx)
 }
 
 // begin begins a transaction block with txOptions, as pgx's BeginTx: the
