@@ -73,6 +73,7 @@ func (x *session) execBound(ctx context.Context, sql string, args []any) (pgconn
 		return pgconn.CommandTag{}, err
 	}
 	r := pc.ExecStatement(ctx, sd, d.eqb.ParamValues, d.eqb.ParamFormats, d.eqb.ResultFormats).Read()
+	d.eqb.Build(nil, nil, nil) // a reset, as pgx's after each statement: a large argument's buffer is not kept
 	if r.Err != nil {
 		// As pgx after an error with a cached statement: prepared again
 		// next time. A statement the program dropped (DEALLOCATE ALL,
