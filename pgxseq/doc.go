@@ -65,10 +65,10 @@
 // with 26000 after the program's DEALLOCATE ALL or DISCARD ALL; it is
 // released by [Conn.DeallocateAll] (the wrapped *pgx.Conn's DeallocateAll
 // does not know them: after it they fail once, as after DEALLOCATE ALL);
-// and a connection has no more of them
-// than its StatementCacheCapacity (when full, all are released before the
-// next statement). With a tracer in the connection's configuration,
-// another default mode, or no statement cache, pgx's Exec sends it.
+// and a connection has no more of them than its StatementCacheCapacity
+// (when full, all are released before the next statement). With a tracer
+// in the connection's configuration, another default mode, or no
+// statement cache, pgx's Exec sends it.
 //
 // # Batches
 //

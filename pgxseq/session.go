@@ -28,7 +28,7 @@ type session struct {
 
 	// An INSERT leaving its id to a store default reads the fields above
 	// and these two (argBuf's first few): two of the session's cache
-	// lines.
+	// lines; then the statements it is sent with.
 	vals   [4]bound // bound call values, passed by pointer: no allocation
 	argBuf [16]any  // the arguments of a rewritten statement, when they fit
 	direct directStmts
