@@ -29,6 +29,23 @@ func connect(t *testing.T, dbURL string, configure func(*pgx.ConnConfig)) *pgxse
 	return c
 }
 
+// connectNative opens a plain *pgx.Conn on dbURL, its configuration
+// changed by configure first, closed at the test's end.
+func connectNative(t *testing.T, dbURL string, configure func(*pgx.ConnConfig)) *pgx.Conn {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	configure(cfg)
+	c, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
 // ownStatements are the texts of the statements seqshim prepared itself on
 // the session of q.
 func ownStatements(t *testing.T, q interface {
@@ -61,11 +78,7 @@ func TestCachedStatements(t *testing.T) {
 	ctx := context.Background()
 	db := createDatabase(t)
 	shim := connect(t, db, func(*pgx.ConnConfig) {})
-	native, err := pgx.Connect(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { native.Close(context.Background()) })
+	native := connectNative(t, db, func(*pgx.ConnConfig) {})
 	mustExec(t, shim, "CREATE TABLE t (id bigserial PRIMARY KEY, v text)")
 	mustExec(t, native, "CREATE TABLE n (id bigserial PRIMARY KEY, v text)")
 
@@ -216,15 +229,7 @@ func TestCachedStatementsByPgx(t *testing.T) {
 	shim := connect(t, db, func(c *pgx.ConnConfig) { c.StatementCacheCapacity = 0 })
 	mustExec(t, shim, "CREATE TABLE t (id bigserial PRIMARY KEY, v text)")
 	_, err := shim.Exec(ctx, "INSERT INTO t (v) VALUES ($1)", "x")
-	native, nerr := pgx.ConnectConfig(ctx, func() *pgx.ConnConfig {
-		c, _ := pgx.ParseConfig(db)
-		c.StatementCacheCapacity = 0
-		return c
-	}())
-	if nerr != nil {
-		t.Fatal(nerr)
-	}
-	defer native.Close(ctx)
+	native := connectNative(t, db, func(c *pgx.ConnConfig) { c.StatementCacheCapacity = 0 })
 	_, want := native.Exec(ctx, "INSERT INTO t (v) VALUES ($1)", "x")
 	if want == nil || fmt.Sprint(err) != fmt.Sprint(want) {
 		t.Errorf("without a statement cache: %v, natively %v", err, want)

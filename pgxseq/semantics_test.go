@@ -496,11 +496,7 @@ func TestBatchAsNative(t *testing.T) {
 func TestBoundValues(t *testing.T) {
 	ctx := context.Background()
 	pool, db := newPool(t)
-	native, err := pgx.Connect(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { native.Close(context.Background()) })
+	native := connectNative(t, db, func(*pgx.ConnConfig) {})
 	mustExec(t, pool, "CREATE TABLE t (id bigserial PRIMARY KEY, v text)")
 	mustExec(t, native, "CREATE TABLE n (id bigserial PRIMARY KEY, v text)")
 	for i := range 3 {
